@@ -1,0 +1,43 @@
+// The Bus contract: request/reply and publish/subscribe between the gateway, actor hosts and
+// query handlers. Implementations: MemoryBus (in-process) and NatsBus. Carries plain JSON data.
+
+import type { WireError } from '../errors.js';
+
+/** A handler answers a request with JSON data, or throws (an ApiError crosses as its wire form). */
+export type RequestHandler = (msg: unknown, subject: string) => Promise<unknown>;
+
+/** An event handler for publish/subscribe; its errors are logged, never returned. */
+export type EventHandler = (msg: unknown, subject: string) => void;
+
+export interface RequestOptions {
+  /** Milliseconds to wait for an answer before failing with a TIMEOUT ApiError. Default 10000. */
+  timeoutMs?: number;
+}
+
+export interface ServeOptions {
+  /** Handlers with the same queue name share the load: each request goes to one of them. */
+  queue?: string;
+}
+
+/** What a served subject returns to its caller when the handler throws. */
+export interface ErrorReply {
+  error: WireError;
+}
+
+export interface Subscription {
+  unsubscribe(): Promise<void>;
+}
+
+export interface Bus {
+  /** Sends msg to one handler of subject and resolves with its answer; rejects with the
+   * handler's ApiError (rebuilt by code), SERVICE_UNAVAILABLE when nobody serves the subject,
+   * or TIMEOUT when no answer comes in time. */
+  request(subject: string, msg: unknown, opts?: RequestOptions): Promise<unknown>;
+  /** Serves a subject (wildcards `*` and `>` as in NATS). */
+  serve(subject: string, handler: RequestHandler, opts?: ServeOptions): Promise<Subscription>;
+  /** Fire-and-forget event to every subscriber. */
+  publish(subject: string, msg: unknown): Promise<void>;
+  subscribe(subject: string, handler: EventHandler): Promise<Subscription>;
+  /** Stops accepting new requests, waits for handlers under way, then closes. */
+  close(): Promise<void>;
+}

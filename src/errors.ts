@@ -1,0 +1,127 @@
+// The error catalogue: OpenZiti's codes, statuses and fixed messages, and the wire form
+// errors take on the bus ({code, message, cause}). Knows nothing about HTTP frameworks.
+
+/** A field-level validation problem, carried as an error's cause. */
+export interface FieldCause {
+  field: string;
+  value: unknown;
+  reason: string;
+}
+
+/** Any cause: a field error, a nested API error in wire form, or free data. */
+export type ErrorCause = FieldCause | WireError | Record<string, unknown>;
+
+/** How an error travels across the bus and back: rebuilt by code lookup. */
+export interface WireError {
+  code: string;
+  message: string;
+  cause?: ErrorCause;
+  status?: number;
+}
+
+interface CatalogueEntry {
+  status: number;
+  message: string;
+}
+
+const CATALOGUE: Record<string, CatalogueEntry> = {
+  UNHANDLED: { status: 500, message: 'An unhandled error occurred' },
+  NOT_FOUND: { status: 404, message: 'The resource requested was not found or is no longer available' },
+  COULD_NOT_VALIDATE: {
+    status: 400,
+    message: 'The supplied request contains an invalid document or no valid accept content were available, see cause',
+  },
+  COULD_NOT_PARSE_BODY: { status: 400, message: 'The body of the request could not be parsed' },
+  UNAUTHORIZED: {
+    status: 401,
+    message: 'The request could not be completed. The session is not authorized or the credentials are invalid',
+  },
+  FORBIDDEN: { status: 403, message: 'The request is not allowed for this session' },
+  INVALID_AUTH: { status: 401, message: 'The authentication request failed' },
+  INVALID_AUTH_METHOD: { status: 400, message: 'The supplied authentication method is not valid' },
+  INVALID_FILTER: { status: 400, message: 'The filter query supplied is invalid' },
+  INVALID_PAGINATION: { status: 400, message: 'The pagination properties provided are invalid' },
+  INVALID_SORT_IDENTIFIER: { status: 400, message: 'The sort order supplied is invalid' },
+  ENTITY_CAN_NOT_BE_DELETED: { status: 400, message: 'The entity requested for delete can not be deleted' },
+  ENTITY_CAN_NOT_BE_UPDATED: { status: 400, message: 'The entity requested for update can not be updated' },
+  CAN_NOT_DELETE_REFERENCED_ENTITY: {
+    status: 409,
+    message: 'The entity requested for delete can not be deleted because it is referenced by other entities',
+  },
+  CONFLICT_CANNOT_MODIFY_REFERENCED: {
+    status: 409,
+    message: 'The entity cannot be modified or deleted while other entities reference it',
+  },
+  RATE_LIMITED: { status: 429, message: 'The requested operation is rate limited, try again later' },
+  SERVER_TOO_MANY_REQUESTS: {
+    status: 429,
+    message: 'Too many requests to alter state have been issued. Please slow your request rate or try again later.',
+  },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not available, try again later' },
+  CLUSTER_NO_LEADER: { status: 503, message: 'The cluster has no leader, try again later' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'The method requested is not allowed' },
+  REQUEST_ENTITY_TOO_LARGE: { status: 413, message: 'The request body is too large' },
+  NOT_ACCEPTABLE: { status: 406, message: 'The requested content type is not acceptable' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The content type of the request body is not supported' },
+  TIMEOUT: { status: 504, message: 'The request timed out inside the controller' },
+};
+
+/** An API error with a stable code; the HTTP status and message come from the catalogue. */
+export class ApiError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly apiCause?: ErrorCause;
+
+  constructor(code: string, cause?: ErrorCause, message?: string) {
+    const entry = CATALOGUE[code] ?? CATALOGUE.UNHANDLED;
+    super(message ?? entry.message);
+    this.name = 'ApiError';
+    this.code = CATALOGUE[code] ? code : 'UNHANDLED';
+    this.status = entry.status;
+    this.apiCause = cause;
+  }
+
+  toWire(): WireError {
+    const wire: WireError = { code: this.code, message: this.message };
+    if (this.apiCause !== undefined) wire.cause = this.apiCause;
+    return wire;
+  }
+}
+
+/** 400 COULD_NOT_VALIDATE with a field cause. */
+export function fieldError(field: string, value: unknown, reason: string): ApiError {
+  return new ApiError('COULD_NOT_VALIDATE', { field, value, reason });
+}
+
+export function notFound(): ApiError {
+  return new ApiError('NOT_FOUND');
+}
+
+export function unauthorized(): ApiError {
+  return new ApiError('UNAUTHORIZED');
+}
+
+/** 400 INVALID_FILTER whose cause carries the parser's detail, as upstream does. */
+export function invalidFilter(detail: string): ApiError {
+  return new ApiError('INVALID_FILTER', { code: 'UNHANDLED', message: detail });
+}
+
+/** Turns anything thrown into an ApiError; unknown errors become UNHANDLED with their text. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const text = err instanceof Error ? err.message : String(err);
+  return new ApiError('UNHANDLED', { code: 'UNHANDLED', message: text });
+}
+
+/** Rebuilds an ApiError from its wire form (the bus carries only data). */
+export function fromWire(wire: WireError): ApiError {
+  return new ApiError(wire.code, wire.cause, wire.message);
+}
+
+export function isKnownCode(code: string): boolean {
+  return code in CATALOGUE;
+}
+
+export function statusOf(code: string): number {
+  return (CATALOGUE[code] ?? CATALOGUE.UNHANDLED).status;
+}

@@ -1,0 +1,20 @@
+// The Log contract: an ordered, durable sequence of commands. Every node applies all of it to
+// its replica. Implementations: LocalLog (LevelDB on this node) and, for clusters, JetStream.
+
+/** One entry: its sequence (1, 2, 3, ... with no gaps) and the command data. */
+export interface LogEntry<C = unknown> {
+  seq: number;
+  command: C;
+}
+
+export interface Log<C = unknown> {
+  open(): Promise<void>;
+  /** Appends a command; resolves with its sequence once it is durable (on disk / quorum). */
+  append(command: C): Promise<number>;
+  /** Entries with seq > afterSeq in order, then follows new appends until the returned
+   * subscription is closed. The handler is awaited: entries are delivered one at a time. */
+  follow(afterSeq: number, handler: (entry: LogEntry<C>) => Promise<void>): { close(): Promise<void> };
+  /** The highest durable sequence (0 when empty). */
+  lastSeq(): Promise<number>;
+  close(): Promise<void>;
+}
