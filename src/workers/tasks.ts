@@ -16,4 +16,8 @@ export interface VerifyPasswordTask {
   hash: string;
   salt: string;
 }
-export type WorkerTask = HashPasswordTask | VerifyPasswordTask;
+/** Diagnostic: the worker answers with its worker_threads threadId (a number). */
+export interface ThreadIdTask {
+  task: 'threadId';
+}
+export type WorkerTask = HashPasswordTask | VerifyPasswordTask | ThreadIdTask;
