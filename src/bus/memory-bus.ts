@@ -1,0 +1,201 @@
+// MemoryBus: the in-process Bus. NATS-style subject matching, queue groups (round-robin),
+// JSON-cloned messages, errors crossing as their wire form, and a close() that drains.
+
+import { ApiError, fromWire, toApiError, type WireError } from '../errors.js';
+import type {
+  Bus,
+  ErrorReply,
+  EventHandler,
+  RequestHandler,
+  RequestOptions,
+  ServeOptions,
+  Subscription,
+} from './bus.js';
+import { isValidSubject } from './subjects.js';
+
+/** Options of a MemoryBus. */
+export interface MemoryBusOptions {
+  /** Receives errors thrown by event handlers (default: written to stderr). */
+  onEventError?: (err: unknown, subject: string) => void;
+}
+
+/** Milliseconds a request waits for its answer when the caller gives no timeout. */
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+interface Entry {
+  id: number;
+  tokens: string[];
+  pattern: string;
+  queue?: string;
+  serve?: RequestHandler;
+  event?: EventHandler;
+}
+
+/** An in-process Bus; one instance shared by every component of a single-node controller. */
+export class MemoryBus implements Bus {
+  private readonly entries = new Map<number, Entry>();
+  private readonly roundRobin = new Map<string, number>();
+  private readonly inflight = new Set<Promise<unknown>>();
+  private readonly onEventError: (err: unknown, subject: string) => void;
+  private nextId = 1;
+  private closing?: Promise<void>;
+
+  constructor(opts: MemoryBusOptions = {}) {
+    this.onEventError = opts.onEventError ?? reportEventError;
+  }
+
+  async request(subject: string, msg: unknown, opts: RequestOptions = {}): Promise<unknown> {
+    this.assertOpen();
+    checkSubject(subject, false);
+    const payload = cloneOrThrow(msg);
+    const targets = this.requestTargets(subject);
+    if (targets.length === 0) throw new ApiError('SERVICE_UNAVAILABLE');
+    const answers = targets.map((t) => this.track(answer(t.serve!, payload, subject)));
+    const reply = await withTimeout(Promise.race(answers), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    if ('error' in reply) throw fromWire(reply.error);
+    return reply.ok;
+  }
+
+  async serve(subject: string, handler: RequestHandler, opts: ServeOptions = {}): Promise<Subscription> {
+    return this.add(subject, { serve: handler, queue: opts.queue });
+  }
+
+  async publish(subject: string, msg: unknown): Promise<void> {
+    this.assertOpen();
+    checkSubject(subject, false);
+    const payload = cloneOrThrow(msg);
+    for (const entry of this.matching(subject)) {
+      if (entry.event) this.track(this.deliverEvent(entry.event, clone(payload), subject));
+    }
+  }
+
+  async subscribe(subject: string, handler: EventHandler): Promise<Subscription> {
+    return this.add(subject, { event: handler });
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.drain();
+    return this.closing;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+    this.entries.clear();
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw new ApiError('SERVICE_UNAVAILABLE');
+  }
+
+  private add(subject: string, parts: Pick<Entry, 'serve' | 'event' | 'queue'>): Subscription {
+    this.assertOpen();
+    checkSubject(subject, true);
+    const id = this.nextId++;
+    this.entries.set(id, { id, tokens: subject.split('.'), pattern: subject, ...parts });
+    return { unsubscribe: async () => void this.entries.delete(id) };
+  }
+
+  private matching(subject: string): Entry[] {
+    const tokens = subject.split('.');
+    return [...this.entries.values()].filter((e) => matches(e.tokens, tokens));
+  }
+
+  /** Every plain server of subject, plus one member (round-robin) of each matching queue group. */
+  private requestTargets(subject: string): Entry[] {
+    const plain: Entry[] = [];
+    const groups = new Map<string, Entry[]>();
+    for (const entry of this.matching(subject)) {
+      if (!entry.serve) continue;
+      if (entry.queue === undefined) {
+        plain.push(entry);
+        continue;
+      }
+      const key = `${entry.pattern}\u0000${entry.queue}`;
+      groups.set(key, [...(groups.get(key) ?? []), entry]);
+    }
+    for (const [key, members] of groups) {
+      const turn = this.roundRobin.get(key) ?? 0;
+      this.roundRobin.set(key, turn + 1);
+      plain.push(members[turn % members.length]);
+    }
+    return plain;
+  }
+
+  private async deliverEvent(handler: EventHandler, msg: unknown, subject: string): Promise<void> {
+    await Promise.resolve();
+    try {
+      await handler(msg, subject);
+    } catch (err) {
+      this.onEventError(err, subject);
+    }
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inflight.add(work);
+    void work.finally(() => this.inflight.delete(work)).catch(() => undefined);
+    return work;
+  }
+}
+
+/** A handler's outcome as it crosses the bus. */
+type Reply = { ok: unknown } | ErrorReply;
+
+/** Runs one handler on its own copy of the message; its answer or error comes back cloned. */
+async function answer(handler: RequestHandler, payload: unknown, subject: string): Promise<Reply> {
+  await Promise.resolve();
+  try {
+    return { ok: clone(await handler(clone(payload), subject)) };
+  } catch (err) {
+    return { error: wireOf(err) };
+  }
+}
+
+/** The wire form of anything thrown; a cause that is not JSON is dropped rather than lost. */
+function wireOf(err: unknown): WireError {
+  const wire = toApiError(err).toWire();
+  try {
+    return clone(wire) as WireError;
+  } catch {
+    return { code: wire.code, message: wire.message };
+  }
+}
+
+function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new ApiError('TIMEOUT')), timeoutMs);
+    work.then(resolve, reject).finally(() => clearTimeout(timer));
+  });
+}
+
+/** NATS matching: `*` is exactly one token, a final `>` one or more. */
+function matches(pattern: string[], subject: string[]): boolean {
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] === '>') return subject.length > i;
+    if (i >= subject.length) return false;
+    if (pattern[i] !== '*' && pattern[i] !== subject[i]) return false;
+  }
+  return pattern.length === subject.length;
+}
+
+/** A JSON round trip: what a real bus would deliver. */
+function clone(value: unknown): unknown {
+  const text = JSON.stringify(value);
+  return text === undefined ? undefined : JSON.parse(text);
+}
+
+function cloneOrThrow(value: unknown): unknown {
+  try {
+    return clone(value);
+  } catch (err) {
+    throw toApiError(err);
+  }
+}
+
+function checkSubject(subject: string, allowWildcards: boolean): void {
+  if (isValidSubject(subject, allowWildcards)) return;
+  throw toApiError(new Error(`invalid subject ${JSON.stringify(subject)}`));
+}
+
+function reportEventError(err: unknown, subject: string): void {
+  console.error(`[bus] event handler on ${subject} failed:`, err);
+}

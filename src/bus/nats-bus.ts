@@ -1,0 +1,222 @@
+// NatsBus: the Bus over a NATS connection. Replies travel as {ok} / {error: WireError} envelopes;
+// NATS failures map to SERVICE_UNAVAILABLE / TIMEOUT; close() drains subscriptions and handlers.
+
+import { connect, ErrorCode, NatsError, type Msg, type NatsConnection, type Subscription as NatsSub } from 'nats';
+import { ApiError, fromWire, toApiError } from '../errors.js';
+import type {
+  Bus,
+  ErrorReply,
+  EventHandler,
+  RequestHandler,
+  RequestOptions,
+  ServeOptions,
+  Subscription,
+} from './bus.js';
+import { isValidSubject } from './subjects.js';
+
+/** Options of NatsBus.connect. */
+export interface NatsBusOptions {
+  /** Connection name shown by the server (monitoring, logs). */
+  name?: string;
+  /** Receives errors thrown by event handlers and undecodable events (default: stderr). */
+  onEventError?: (err: unknown, subject: string) => void;
+}
+
+/** Milliseconds a request waits for its answer when the caller gives no timeout. */
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** A reply on the wire: the handler's answer, or its error. */
+type Envelope = { ok?: unknown } | ErrorReply;
+
+/** A Bus over one NATS connection; several processes share load through queue groups. */
+export class NatsBus implements Bus {
+  private readonly subs = new Set<NatsSub>();
+  private readonly inflight = new Set<Promise<unknown>>();
+  private closing?: Promise<void>;
+
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly onEventError: (err: unknown, subject: string) => void,
+  ) {}
+
+  /** Connects to NATS (one url or a cluster seed list); reconnects forever once connected. */
+  static async connect(urls: string | string[], opts: NatsBusOptions = {}): Promise<NatsBus> {
+    const nc = await connect({ servers: urls, name: opts.name, maxReconnectAttempts: -1 });
+    return new NatsBus(nc, opts.onEventError ?? reportEventError);
+  }
+
+  async request(subject: string, msg: unknown, opts: RequestOptions = {}): Promise<unknown> {
+    this.assertOpen();
+    checkSubject(subject, false);
+    const data = encodeOrThrow(msg);
+    let reply: Msg;
+    try {
+      reply = await this.nc.request(subject, data, { timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    } catch (err) {
+      throw fromNatsError(err);
+    }
+    return openEnvelope(reply.data);
+  }
+
+  async serve(subject: string, handler: RequestHandler, opts: ServeOptions = {}): Promise<Subscription> {
+    return this.add(subject, opts.queue, (m) => this.track(this.answer(m, handler)));
+  }
+
+  async publish(subject: string, msg: unknown): Promise<void> {
+    this.assertOpen();
+    checkSubject(subject, false);
+    const data = encodeOrThrow(msg);
+    try {
+      this.nc.publish(subject, data);
+    } catch (err) {
+      throw fromNatsError(err);
+    }
+  }
+
+  async subscribe(subject: string, handler: EventHandler): Promise<Subscription> {
+    return this.add(subject, undefined, (m) => this.track(this.deliverEvent(m, handler)));
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.drain();
+    return this.closing;
+  }
+
+  /** Stops intake (subscriptions drained), lets handlers answer, then drains the connection. */
+  private async drain(): Promise<void> {
+    await Promise.allSettled([...this.subs].map((s) => s.drain()));
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+    if (this.nc.isClosed() || this.nc.isDraining()) return;
+    await this.nc.drain().catch(() => undefined);
+  }
+
+  private assertOpen(): void {
+    if (this.closing || this.nc.isClosed()) throw new ApiError('SERVICE_UNAVAILABLE');
+  }
+
+  /** Subscribes with a callback (each message handled in its own task); resolves once the
+   * server knows the subscription, so a request sent right after is delivered. */
+  private async add(subject: string, queue: string | undefined, onMsg: (m: Msg) => void): Promise<Subscription> {
+    this.assertOpen();
+    checkSubject(subject, true);
+    const sub = this.nc.subscribe(subject, {
+      queue,
+      callback: (err, m) => (err ? this.onEventError(err, subject) : onMsg(m)),
+    });
+    this.subs.add(sub);
+    await this.flush();
+    return { unsubscribe: () => this.remove(sub) };
+  }
+
+  private async remove(sub: NatsSub): Promise<void> {
+    if (!this.subs.delete(sub) || this.closing || this.nc.isClosed()) return;
+    sub.unsubscribe();
+    await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    try {
+      await this.nc.flush();
+    } catch (err) {
+      throw fromNatsError(err);
+    }
+  }
+
+  private async answer(m: Msg, handler: RequestHandler): Promise<void> {
+    if (!m.reply) return; // a publish on a served subject: nobody to answer
+    let reply: Uint8Array;
+    try {
+      reply = encode({ ok: await handler(decode(m.data), m.subject) });
+    } catch (err) {
+      reply = encodeError(err);
+    }
+    m.respond(reply);
+  }
+
+  private async deliverEvent(m: Msg, handler: EventHandler): Promise<void> {
+    try {
+      await handler(decode(m.data), m.subject);
+    } catch (err) {
+      this.onEventError(err, m.subject);
+    }
+  }
+
+  private track(work: Promise<unknown>): void {
+    this.inflight.add(work);
+    void work.finally(() => this.inflight.delete(work)).catch(() => undefined);
+  }
+}
+
+/** JSON bytes; `undefined` travels as an empty payload. */
+function encode(value: unknown): Uint8Array {
+  const text = JSON.stringify(value);
+  return text === undefined ? new Uint8Array(0) : encoder.encode(text);
+}
+
+function decode(data: Uint8Array): unknown {
+  return data.length === 0 ? undefined : JSON.parse(decoder.decode(data));
+}
+
+function encodeOrThrow(value: unknown): Uint8Array {
+  try {
+    return encode(value);
+  } catch (err) {
+    throw toApiError(err);
+  }
+}
+
+/** The error envelope; a cause that is not JSON is dropped rather than the whole error. */
+function encodeError(err: unknown): Uint8Array {
+  const wire = toApiError(err).toWire();
+  try {
+    return encode({ error: wire });
+  } catch {
+    return encode({ error: { code: wire.code, message: wire.message } });
+  }
+}
+
+function openEnvelope(data: Uint8Array): unknown {
+  let envelope: unknown;
+  try {
+    envelope = decode(data);
+  } catch (err) {
+    throw toApiError(err);
+  }
+  if (typeof envelope !== 'object' || envelope === null) {
+    throw toApiError(new Error('malformed bus reply: not an envelope'));
+  }
+  const env = envelope as Envelope;
+  if (!('error' in env)) return env.ok;
+  if (typeof env.error?.code !== 'string') throw toApiError(new Error('malformed bus reply: bad error'));
+  throw fromWire(env.error);
+}
+
+/** No responders → SERVICE_UNAVAILABLE, timeout → TIMEOUT, closed connection → SERVICE_UNAVAILABLE. */
+function fromNatsError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof NatsError) {
+    switch (err.code) {
+      case ErrorCode.NoResponders:
+        return new ApiError('SERVICE_UNAVAILABLE');
+      case ErrorCode.Timeout:
+        return new ApiError('TIMEOUT');
+      case ErrorCode.ConnectionClosed:
+      case ErrorCode.ConnectionDraining:
+      case ErrorCode.Disconnect:
+        return new ApiError('SERVICE_UNAVAILABLE', { code: 'UNHANDLED', message: err.message });
+    }
+  }
+  return toApiError(err);
+}
+
+function checkSubject(subject: string, allowWildcards: boolean): void {
+  if (isValidSubject(subject, allowWildcards)) return;
+  throw toApiError(new Error(`invalid subject ${JSON.stringify(subject)}`));
+}
+
+function reportEventError(err: unknown, subject: string): void {
+  console.error(`[bus] event handler on ${subject} failed:`, err);
+}

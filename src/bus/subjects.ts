@@ -1,0 +1,86 @@
+// Bus subject naming: the ONLY place subjects are built (weft.v1.<kind>.<shard>, queries, events),
+// the stable id → shard hash, and the subject grammar check shared by the bus implementations.
+// Ids never enter a subject raw: entity ids are hashed to a shard, node ids are token-encoded.
+
+/** Prefix of every Weft subject; bump the version when the wire contract changes. */
+export const SUBJECT_PREFIX = 'weft.v1';
+
+/** Default number of shards per entity kind. Changing it re-routes entities: cluster-wide setting. */
+export const DEFAULT_SHARD_COUNT = 64;
+
+/** Kinds that would collide with the non-entity subject families. */
+const RESERVED_KINDS = new Set(['query', 'events']);
+
+/** A plain token: safe in any subject position, never a wildcard. */
+const PLAIN_TOKEN = /^[A-Za-z0-9_-]+$/;
+
+/** Subject of the commands for one entity: `weft.v1.<kind>.<shard>`. */
+export function entitySubject(kind: string, entityId: string, shardCount: number = DEFAULT_SHARD_COUNT): string {
+  return `${SUBJECT_PREFIX}.${checkKind(kind)}.${shardOf(entityId, shardCount)}`;
+}
+
+/** Matches every shard of a kind: `weft.v1.<kind>.*` (what an actor host serves). */
+export function kindWildcard(kind: string): string {
+  return `${SUBJECT_PREFIX}.${checkKind(kind)}.*`;
+}
+
+/** Subject of one node's query handler: `weft.v1.query.<node>`; unsafe ids are encoded. */
+export function querySubject(nodeId: string): string {
+  return `${SUBJECT_PREFIX}.query.${idToken(nodeId)}`;
+}
+
+/** Subject of an event topic: `weft.v1.events.<topic>`; a topic is dot-separated plain tokens. */
+export function eventSubject(topic: string): string {
+  const tokens = topic.split('.');
+  if (!tokens.every((t) => PLAIN_TOKEN.test(t))) {
+    throw new Error(`invalid event topic ${JSON.stringify(topic)}: use dot-separated [A-Za-z0-9_-] tokens`);
+  }
+  return `${SUBJECT_PREFIX}.events.${topic}`;
+}
+
+/** The shard (0 .. shardCount-1) an id belongs to. Stable across processes, nodes and releases. */
+export function shardOf(id: string, shardCount: number = DEFAULT_SHARD_COUNT): number {
+  if (!Number.isInteger(shardCount) || shardCount < 1 || shardCount > 0xffff) {
+    throw new Error(`invalid shard count ${shardCount}: an integer in 1..65535`);
+  }
+  return stableHash(id) % shardCount;
+}
+
+/** Is subject well formed: non-empty tokens, no whitespace; with wildcards, `*` and a final `>`. */
+export function isValidSubject(subject: string, allowWildcards: boolean): boolean {
+  if (subject.length === 0 || /\s/.test(subject)) return false;
+  const tokens = subject.split('.');
+  return tokens.every((t, i) => {
+    if (t.length === 0) return false;
+    if (t === '*' || t === '>') return allowWildcards && (t === '*' || i === tokens.length - 1);
+    return !t.includes('*') && !t.includes('>');
+  });
+}
+
+/** 32-bit FNV-1a over the UTF-8 bytes, then the murmur3 finaliser so low bits spread well. */
+function stableHash(id: string): number {
+  let h = 0x811c9dc5;
+  for (const byte of Buffer.from(id, 'utf8')) {
+    h ^= byte;
+    h = Math.imul(h, 0x01000193);
+  }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** One subject token for an id: plain ids as is, anything else `~` + base64url (injective). */
+function idToken(id: string): string {
+  if (PLAIN_TOKEN.test(id)) return id;
+  return `~${Buffer.from(id, 'utf8').toString('base64url')}`;
+}
+
+function checkKind(kind: string): string {
+  if (!PLAIN_TOKEN.test(kind) || RESERVED_KINDS.has(kind)) {
+    throw new Error(`invalid entity kind ${JSON.stringify(kind)}: one [A-Za-z0-9_-] token, not query/events`);
+  }
+  return kind;
+}
