@@ -1,0 +1,100 @@
+// The actor host: serves an actor family's subjects on the bus and routes each message to the
+// mailbox of its entity, creating actors on demand and evicting idle stateless ones.
+
+import type { Bus, Subscription } from '../bus/bus.js';
+import { kindWildcard } from '../bus/subjects.js';
+import { ApiError } from '../errors.js';
+import { Mailbox } from './mailbox.js';
+
+/** What travels to an actor: the entity key, the operation and its payload. */
+export interface ActorMessage {
+  key: string;
+  op: string;
+  [field: string]: unknown;
+}
+
+export interface Actor {
+  handle(msg: ActorMessage): Promise<unknown>;
+  /** True when the actor holds no volatile state worth keeping in memory. */
+  isIdle(): boolean;
+}
+
+interface Slot {
+  actor: Actor;
+  mailbox: Mailbox;
+}
+
+export interface ActorHostOptions {
+  mailboxSize: number;
+  /** Messages in all mailboxes of this host together before new ones are refused. */
+  maxInFlight?: number;
+}
+
+export class ActorHost {
+  private readonly families = new Map<string, Map<string, Slot>>();
+  private readonly subscriptions: Subscription[] = [];
+  private inFlight = 0;
+  private sweeper?: NodeJS.Timeout;
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly opts: ActorHostOptions,
+  ) {}
+
+  /** Serves `weft.v1.<family>.*`, creating an actor per key with `create`. */
+  async register(family: string, create: (key: string) => Actor): Promise<void> {
+    const slots = new Map<string, Slot>();
+    this.families.set(family, slots);
+    const sub = await this.bus.serve(kindWildcard(family), (msg) => this.dispatch(slots, create, msg as ActorMessage), {
+      queue: `actors.${family}`,
+    });
+    this.subscriptions.push(sub);
+    if (!this.sweeper) {
+      this.sweeper = setInterval(() => this.sweep(), 60_000);
+      this.sweeper.unref();
+    }
+  }
+
+  private dispatch(slots: Map<string, Slot>, create: (key: string) => Actor, msg: ActorMessage): Promise<unknown> {
+    if (typeof msg?.key !== 'string' || typeof msg.op !== 'string') {
+      return Promise.reject(new ApiError('UNHANDLED', { code: 'UNHANDLED', message: 'malformed actor message' }));
+    }
+    if (this.inFlight >= (this.opts.maxInFlight ?? Infinity)) {
+      return Promise.reject(new ApiError('SERVER_TOO_MANY_REQUESTS'));
+    }
+    let slot = slots.get(msg.key);
+    if (!slot) {
+      slot = { actor: create(msg.key), mailbox: new Mailbox(this.opts.mailboxSize) };
+      slots.set(msg.key, slot);
+    }
+    const { actor } = slot;
+    this.inFlight++;
+    return slot.mailbox.submit(() => actor.handle(msg)).finally(() => this.inFlight--);
+  }
+
+  /** Total messages waiting or running, and the deepest mailbox (for metrics and tests). */
+  depth(): { inFlight: number; deepest: number; actors: number } {
+    let deepest = 0;
+    let actors = 0;
+    for (const slots of this.families.values()) {
+      for (const slot of slots.values()) {
+        actors++;
+        deepest = Math.max(deepest, slot.mailbox.depth);
+      }
+    }
+    return { inFlight: this.inFlight, deepest, actors };
+  }
+
+  private sweep(): void {
+    for (const slots of this.families.values()) {
+      for (const [key, slot] of slots) {
+        if (slot.mailbox.depth === 0 && slot.actor.isIdle()) slots.delete(key);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    await Promise.all(this.subscriptions.map((s) => s.unsubscribe()));
+  }
+}

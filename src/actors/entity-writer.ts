@@ -1,0 +1,69 @@
+// Generic create / replace / patch / delete for any declared resource: validates the body
+// against the declaration, applies the kind's write rules, stamps times and proposes the op.
+
+import type { Entity, Op } from '../domain/commands.js';
+import { resourceOf } from '../domain/registry.js';
+import { fieldsOf } from '../domain/resource.js';
+import { validateBody, type WriteMode } from '../domain/validate.js';
+import { PREPARE } from '../domain/write-rules.js';
+import { ApiError } from '../errors.js';
+import type { Replica } from '../store/replica.js';
+import type { Proposer } from './proposer.js';
+
+export class EntityWriter {
+  constructor(
+    private readonly replica: Replica,
+    private readonly proposer: Proposer,
+  ) {}
+
+  /** Builds the create op for a body (without proposing), for callers that add more ops. */
+  buildCreate(kind: string, id: string, body: unknown, at: string): Op & { op: 'create' } {
+    const values = this.prepare(kind, body, undefined, 'create');
+    const record: Entity = { ...values, id, createdAt: at, updatedAt: at, tags: (values.tags as Entity['tags']) ?? {} };
+    return { op: 'create', kind, record };
+  }
+
+  async create(kind: string, id: string, body: unknown): Promise<{ id: string }> {
+    const at = new Date().toISOString();
+    await this.proposer.propose([this.buildCreate(kind, id, body, at)], at);
+    return { id };
+  }
+
+  async replace(kind: string, id: string, body: unknown): Promise<void> {
+    await this.update(kind, id, body, 'replace');
+  }
+
+  async patch(kind: string, id: string, body: unknown): Promise<void> {
+    await this.update(kind, id, body, 'patch');
+  }
+
+  async delete(kind: string, id: string): Promise<void> {
+    await this.proposer.propose([{ op: 'delete', kind, id }]);
+  }
+
+  private async update(kind: string, id: string, body: unknown, mode: 'replace' | 'patch'): Promise<void> {
+    const old = await this.replica.get(kind, id);
+    if (!old) throw new ApiError('NOT_FOUND');
+    const values = this.prepare(kind, body, old, mode);
+    const at = new Date().toISOString();
+    const base = mode === 'patch' ? old : keptOnReplace(kind, old);
+    const record: Entity = { ...base, ...values, id, createdAt: old.createdAt, updatedAt: at } as Entity;
+    if (record.tags === null || record.tags === undefined) record.tags = {};
+    await this.proposer.propose([{ op: 'update', kind, record }], at);
+  }
+
+  private prepare(kind: string, body: unknown, old: Entity | undefined, mode: WriteMode): Record<string, unknown> {
+    const values = validateBody(resourceOf(kind), body, mode);
+    PREPARE[kind]?.(values, old, mode);
+    return values;
+  }
+}
+
+/** On replace, fields the client cannot write survive from the stored record. */
+function keptOnReplace(kind: string, old: Entity): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(fieldsOf(resourceOf(kind)))) {
+    if ((spec.write ?? 'client') !== 'client' || spec.createOnly) kept[name] = old[name];
+  }
+  return kept;
+}

@@ -1,0 +1,159 @@
+// The identity actor: serialises every command for one identity (CRUD, disable/enable, login)
+// and holds its volatile state: the updb failed-attempt counter used for lockout.
+
+import { createHash, randomUUID } from 'node:crypto';
+import type { Entity, Op } from '../domain/commands.js';
+import { newId } from '../domain/ids.js';
+import { disableFields, isDisabled } from '../domain/identity-state.js';
+import { ApiError, fieldError } from '../errors.js';
+import type { Replica } from '../store/replica.js';
+import type { WorkerPool } from '../workers/pool.js';
+import type { Actor, ActorMessage } from './actor-host.js';
+import type { EntityWriter } from './entity-writer.js';
+import type { Proposer } from './proposer.js';
+
+export interface IdentityActorDeps {
+  replica: Replica;
+  proposer: Proposer;
+  writer: EntityWriter;
+  pool: WorkerPool;
+}
+
+/** What a successful login returns to the gateway: the token is shown once, never stored. */
+export interface LoginResult {
+  token: string;
+  apiSessionId: string;
+}
+
+export class IdentityActor implements Actor {
+  private failedAttempts = 0;
+
+  constructor(
+    private readonly id: string,
+    private readonly deps: IdentityActorDeps,
+  ) {}
+
+  isIdle(): boolean {
+    return this.failedAttempts === 0;
+  }
+
+  async handle(msg: ActorMessage): Promise<unknown> {
+    const { writer } = this.deps;
+    switch (msg.op) {
+      case 'create':
+        return writer.create('identities', this.id, msg.body);
+      case 'replace':
+        return writer.replace('identities', this.id, msg.body);
+      case 'patch':
+        return writer.patch('identities', this.id, msg.body);
+      case 'delete':
+        return writer.delete('identities', this.id);
+      case 'disable':
+        return this.disable(msg.body);
+      case 'enable':
+        return this.enable();
+      case 'loginPassword':
+        return this.loginPassword(msg);
+      default:
+        throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown identity operation ${msg.op}` });
+    }
+  }
+
+  private async existing(): Promise<Entity> {
+    const identity = await this.deps.replica.get('identities', this.id);
+    if (!identity) throw new ApiError('NOT_FOUND');
+    return identity;
+  }
+
+  private async disable(body: unknown): Promise<Record<string, never>> {
+    const minutes = (body as { durationMinutes?: unknown } | null)?.durationMinutes;
+    if (typeof minutes !== 'number' || !Number.isInteger(minutes)) {
+      throw fieldError('durationMinutes', minutes ?? null, 'durationMinutes in body must be of type integer');
+    }
+    await this.existing();
+    const at = new Date().toISOString();
+    await this.deps.proposer.propose(this.disableOps(minutes, at), at);
+    return {};
+  }
+
+  /** Disabling ends every API session of the identity in the same atomic command. */
+  private disableOps(minutes: number, at: string): Op[] {
+    return [
+      { op: 'set', kind: 'identities', id: this.id, fields: { ...disableFields(minutes, at), updatedAt: at } },
+      { op: 'deleteWhere', kind: 'api-sessions', field: 'identityId', value: this.id },
+    ];
+  }
+
+  private async enable(): Promise<Record<string, never>> {
+    await this.existing();
+    const at = new Date().toISOString();
+    await this.deps.proposer.propose([
+      { op: 'set', kind: 'identities', id: this.id, fields: { disabledAt: null, disabledUntil: null, updatedAt: at } },
+    ], at);
+    this.failedAttempts = 0;
+    return {};
+  }
+
+  private async loginPassword(msg: ActorMessage): Promise<LoginResult> {
+    const { replica, pool } = this.deps;
+    const authenticator = await replica.get('authenticators', String(msg.authenticatorId));
+    const identity = await replica.get('identities', this.id);
+    if (!identity || !authenticator || authenticator.identityId !== this.id || authenticator.method !== 'updb') {
+      throw new ApiError('INVALID_AUTH');
+    }
+    const policy = await replica.get('auth-policies', String(identity.authPolicyId ?? 'default'));
+    const updbPolicy = (policy?.primary as { updb?: Record<string, unknown> } | undefined)?.updb ?? {};
+    if (updbPolicy.allowed === false) throw new ApiError('INVALID_AUTH', { code: 'UNHANDLED', message: 'updb authentication is not allowed by the auth policy' });
+    const ok = await pool.verifyPassword(String(msg.password), String(authenticator.passwordHash), String(authenticator.salt));
+    if (!ok) {
+      await this.countFailure(updbPolicy);
+      throw new ApiError('INVALID_AUTH');
+    }
+    if (isDisabled(identity)) throw new ApiError('INVALID_AUTH', { code: 'UNHANDLED', message: 'the identity is disabled' });
+    this.failedAttempts = 0;
+    return this.createApiSession(identity, authenticator.id, msg);
+  }
+
+  /** Lockout: the failure that reaches maxAttempts disables the identity for the policy's duration. */
+  private async countFailure(updbPolicy: Record<string, unknown>): Promise<void> {
+    const maxAttempts = Number(updbPolicy.maxAttempts ?? 0);
+    this.failedAttempts++;
+    if (maxAttempts > 0 && this.failedAttempts >= maxAttempts) {
+      this.failedAttempts = 0;
+      const at = new Date().toISOString();
+      await this.deps.proposer.propose(this.disableOps(Number(updbPolicy.lockoutDurationMinutes ?? 0), at), at);
+    }
+  }
+
+  private async createApiSession(identity: Entity, authenticatorId: string, msg: ActorMessage): Promise<LoginResult> {
+    const token = randomUUID();
+    const at = new Date().toISOString();
+    const apiSessionId = newId();
+    const session: Entity = {
+      id: apiSessionId,
+      createdAt: at,
+      updatedAt: at,
+      tags: {},
+      identityId: identity.id,
+      tokenHash: hashToken(token),
+      authenticatorId,
+      ipAddress: String(msg.ipAddress ?? ''),
+      configTypes: Array.isArray(msg.configTypes) ? msg.configTypes : [],
+      isMfaRequired: false,
+      isMfaComplete: false,
+      lastActivityAt: at,
+    };
+    const ops: Op[] = [{ op: 'create', kind: 'api-sessions', record: session }];
+    const info: Record<string, unknown> = {};
+    if (msg.envInfo && typeof msg.envInfo === 'object') info.envInfo = msg.envInfo;
+    if (msg.sdkInfo && typeof msg.sdkInfo === 'object') info.sdkInfo = msg.sdkInfo;
+    if (Object.keys(info).length > 0) ops.push({ op: 'set', kind: 'identities', id: identity.id, fields: info });
+    await this.deps.proposer.propose(ops, at);
+    return { token, apiSessionId };
+  }
+}
+
+/** API-session tokens are looked up by their SHA-256; the token itself is never stored. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}

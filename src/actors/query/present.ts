@@ -1,0 +1,99 @@
+// Presentation: turns stored entities into their wire shape (secret fields dropped, refs,
+// computed fields and _links added). Used by the node-local query handler only.
+
+import type { Entity } from '../../domain/commands.js';
+import { isDisabled } from '../../domain/identity-state.js';
+import { resourceOf } from '../../domain/registry.js';
+import { fieldsOf } from '../../domain/resource.js';
+import type { Replica } from '../../store/replica.js';
+
+type Wire = Record<string, unknown>;
+
+export function selfLink(kind: string, id: string): { self: { href: string } } {
+  return { self: { href: `./${kind}/${encodeURIComponent(id)}` } };
+}
+
+/** `{id, name, entity, _links}` reference to another entity. */
+export function entityRef(kind: string, id: string, name: string): Wire {
+  return { _links: selfLink(kind, id), entity: resourceOf(kind).entity, id, name };
+}
+
+export class Presenter {
+  constructor(private readonly replica: Replica) {}
+
+  async present(kind: string, record: Entity): Promise<Wire> {
+    const wire = this.base(kind, record);
+    if (kind === 'identities') await this.identity(wire, record);
+    if (kind === 'api-sessions') await this.apiSession(wire, record);
+    return wire;
+  }
+
+  async presentAll(kind: string, records: Entity[]): Promise<Wire[]> {
+    return Promise.all(records.map((r) => this.present(kind, r)));
+  }
+
+  private base(kind: string, record: Entity): Wire {
+    const fields = fieldsOf(resourceOf(kind));
+    const wire: Wire = {};
+    for (const [name, value] of Object.entries(record)) {
+      const spec = fields[name];
+      if (spec?.secret) continue;
+      wire[name] = value;
+    }
+    wire.tags = record.tags ?? {};
+    wire._links = selfLink(kind, record.id);
+    return wire;
+  }
+
+  private async identity(wire: Wire, record: Entity): Promise<void> {
+    const typeId = String(record.typeId ?? 'Default');
+    const policyId = String(record.authPolicyId ?? 'default');
+    const policy = await this.replica.get('auth-policies', policyId);
+    wire.type = entityRef('identity-types', typeId, typeId);
+    wire.authPolicy = entityRef('auth-policies', policyId, String(policy?.name ?? policyId));
+    wire.disabled = isDisabled(record);
+    wire.disabledAt ??= null;
+    wire.disabledUntil ??= null;
+    wire.envInfo ??= {};
+    wire.sdkInfo ??= {};
+    wire.externalId ??= null;
+    wire.isMfaEnabled = false;
+    wire.hasEdgeRouterConnection = false;
+    wire.edgeRouterConnectionStatus = 'offline';
+    wire.enrollment = {};
+    wire.authenticators = await this.authenticatorSummary(record.id);
+    wire.hasApiSession = await this.hasAny('api-sessions', 'identityId', record.id);
+    wire._links = {
+      ...selfLink('identities', record.id),
+      'api-sessions': { href: `./identities/${encodeURIComponent(record.id)}/api-sessions` },
+      'auth-policies': { href: `./auth-policies/${encodeURIComponent(policyId)}` },
+      authenticators: { href: `./identities/${encodeURIComponent(record.id)}/authenticators` },
+    };
+  }
+
+  private async authenticatorSummary(identityId: string): Promise<Wire> {
+    const summary: Wire = {};
+    for await (const id of this.replica.idsWhere('authenticators', 'identityId', identityId)) {
+      const auth = await this.replica.get('authenticators', id);
+      if (auth?.method === 'updb') summary.updb = { id: auth.id, username: auth.username };
+      if (auth?.method === 'cert') summary.cert = { id: auth.id, fingerprint: auth.fingerprint };
+    }
+    return summary;
+  }
+
+  private async hasAny(kind: string, field: string, value: string): Promise<boolean> {
+    for await (const _ of this.replica.idsWhere(kind, field, value)) return true;
+    return false;
+  }
+
+  private async apiSession(wire: Wire, record: Entity): Promise<void> {
+    const identity = await this.replica.get('identities', String(record.identityId));
+    wire.identity = entityRef('identities', String(record.identityId), String(identity?.name ?? ''));
+    wire.cachedLastActivityAt = record.lastActivityAt;
+    wire.authQueries = [];
+    wire.isCertExtendable = false;
+    wire.isCertExtendRequested = false;
+    wire.isCertKeyRollRequested = false;
+    wire.improperClientCertChain = false;
+  }
+}

@@ -1,0 +1,103 @@
+// Sliding API-session lifetime: records activity in memory, flushes it to the log in batches
+// (so every node sees it) and deletes sessions idle longer than the timeout.
+
+import type { Entity, Op } from '../domain/commands.js';
+import type { Replica } from '../store/replica.js';
+import type { Proposer } from './proposer.js';
+
+const BATCH = 500;
+
+export interface SessionKeeperOptions {
+  timeoutMinutes: number;
+  /** How often local activity is written to the log (ms). */
+  flushEveryMs?: number;
+  /** How often idle sessions are looked for (ms). */
+  sweepEveryMs?: number;
+}
+
+export class SessionKeeper {
+  private readonly activity = new Map<string, number>();
+  private readonly dirty = new Set<string>();
+  private timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    private readonly replica: Replica,
+    private readonly proposer: Proposer,
+    private readonly opts: SessionKeeperOptions,
+  ) {}
+
+  get timeoutMs(): number {
+    return this.opts.timeoutMinutes * 60_000;
+  }
+
+  start(onError: (err: unknown) => void): void {
+    const every = (ms: number, job: () => Promise<void>) => {
+      const timer = setInterval(() => job().catch(onError), ms);
+      timer.unref();
+      this.timers.push(timer);
+    };
+    every(this.opts.flushEveryMs ?? 30_000, () => this.flush());
+    every(this.opts.sweepEveryMs ?? 30_000, () => this.sweep());
+  }
+
+  async stop(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    await this.flush();
+  }
+
+  touch(sessionId: string, now = Date.now()): void {
+    this.activity.set(sessionId, now);
+    this.dirty.add(sessionId);
+  }
+
+  /** The later of the replicated and the locally seen activity. */
+  lastActivity(session: Entity): number {
+    return Math.max(this.activity.get(session.id) ?? 0, Date.parse(String(session.lastActivityAt ?? session.createdAt)));
+  }
+
+  expiresAt(session: Entity): number {
+    return this.lastActivity(session) + this.timeoutMs;
+  }
+
+  isExpired(session: Entity, now = Date.now()): boolean {
+    return this.expiresAt(session) <= now;
+  }
+
+  /** Writes batched activity so other nodes (and restarts) see it. */
+  async flush(): Promise<void> {
+    const ids = [...this.dirty];
+    this.dirty.clear();
+    for (let i = 0; i < ids.length; i += BATCH) {
+      const ops: Op[] = ids.slice(i, i + BATCH).map((id) => ({
+        op: 'set',
+        kind: 'api-sessions',
+        id,
+        fields: { lastActivityAt: new Date(this.activity.get(id) ?? Date.now()).toISOString() },
+        ifExists: true,
+      }));
+      await this.proposer.propose(ops);
+    }
+  }
+
+  /** Deletes sessions whose last activity is older than the timeout. */
+  async sweep(now = Date.now()): Promise<void> {
+    const cutoff = new Date(now - this.timeoutMs).toISOString();
+    let ops: Op[] = [];
+    for await (const id of this.replica.idsBelow('api-sessions', 'lastActivityAt', cutoff)) {
+      if ((this.activity.get(id) ?? 0) > now - this.timeoutMs) continue;
+      this.activity.delete(id);
+      ops.push({ op: 'delete', kind: 'api-sessions', id, ifExists: true });
+      if (ops.length >= BATCH) {
+        await this.proposer.propose(ops);
+        ops = [];
+      }
+    }
+    if (ops.length > 0) await this.proposer.propose(ops);
+  }
+
+  forget(sessionId: string): void {
+    this.activity.delete(sessionId);
+    this.dirty.delete(sessionId);
+  }
+}

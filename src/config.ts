@@ -1,0 +1,148 @@
+// Node configuration: the only reader of process.env and argv. Every key has a flag and a
+// WEFT_* variable (flags win), a default below, and a validation message that names it.
+
+export interface Config {
+  /** host:port of the HTTPS API. */
+  listen: string;
+  /** host:port of the gRPC server (health, router streams). Port 0 = any free port. */
+  grpcListen: string;
+  dataDir: string;
+  adminUsername: string;
+  /** undefined = generate one at first start, print it once, store it owner-only. */
+  adminPassword?: string;
+  /** undefined = embedded in-process bus. */
+  natsUrl?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  /** Stable node name; undefined = generated once and kept in the data dir. */
+  nodeId?: string;
+  /** Address clients use to reach this node (for certificates and /controllers). */
+  advertise?: string;
+  sessionTimeoutMinutes: number;
+  workerThreads: number;
+  mailboxSize: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+}
+
+interface KeySpec {
+  flag: string;
+  env: string;
+  key: keyof Config;
+  kind: 'string' | 'int' | 'level';
+  help: string;
+  min?: number;
+  max?: number;
+}
+
+export const DEFAULTS = {
+  listen: '127.0.0.1:1280',
+  grpcListen: '127.0.0.1:1281',
+  dataDir: './data',
+  adminUsername: 'admin',
+  sessionTimeoutMinutes: 30,
+  workerThreads: 2,
+  mailboxSize: 64,
+  logLevel: 'info',
+} as const satisfies Partial<Config>;
+
+const KEYS: KeySpec[] = [
+  { flag: 'listen', env: 'WEFT_LISTEN', key: 'listen', kind: 'string', help: `HTTPS API address host:port (default ${DEFAULTS.listen})` },
+  { flag: 'grpc-listen', env: 'WEFT_GRPC_LISTEN', key: 'grpcListen', kind: 'string', help: `gRPC address host:port (default ${DEFAULTS.grpcListen})` },
+  { flag: 'data-dir', env: 'WEFT_DATA_DIR', key: 'dataDir', kind: 'string', help: `data directory (default ${DEFAULTS.dataDir})` },
+  { flag: 'admin-username', env: 'WEFT_ADMIN_USERNAME', key: 'adminUsername', kind: 'string', help: 'default admin username at first start (default admin)' },
+  { flag: 'admin-password', env: 'WEFT_ADMIN_PASSWORD', key: 'adminPassword', kind: 'string', help: 'default admin password at first start (default: generated, printed once)' },
+  { flag: 'nats-url', env: 'WEFT_NATS_URL', key: 'natsUrl', kind: 'string', help: 'NATS server URL(s), comma separated (default: embedded in-process bus)' },
+  { flag: 'tls-cert', env: 'WEFT_TLS_CERT', key: 'tlsCert', kind: 'string', help: 'PEM server certificate (default: generated under <data-dir>/pki)' },
+  { flag: 'tls-key', env: 'WEFT_TLS_KEY', key: 'tlsKey', kind: 'string', help: 'PEM private key for --tls-cert' },
+  { flag: 'node-id', env: 'WEFT_NODE_ID', key: 'nodeId', kind: 'string', help: 'node name (default: generated once, kept in the data dir)' },
+  { flag: 'advertise', env: 'WEFT_ADVERTISE', key: 'advertise', kind: 'string', help: 'host:port clients use to reach this node (default: the listen address)' },
+  { flag: 'session-timeout-minutes', env: 'WEFT_SESSION_TIMEOUT_MINUTES', key: 'sessionTimeoutMinutes', kind: 'int', min: 1, max: 100_000, help: 'API session idle timeout (default 30)' },
+  { flag: 'worker-threads', env: 'WEFT_WORKER_THREADS', key: 'workerThreads', kind: 'int', min: 1, max: 256, help: 'worker pool threads (default 2)' },
+  { flag: 'mailbox-size', env: 'WEFT_MAILBOX_SIZE', key: 'mailboxSize', kind: 'int', min: 1, max: 1_000_000, help: 'bounded actor mailbox size (default 64)' },
+  { flag: 'log-level', env: 'WEFT_LOG_LEVEL', key: 'logLevel', kind: 'level', help: 'debug | info | warn | error | silent (default info)' },
+];
+
+const LEVELS = ['debug', 'info', 'warn', 'error', 'silent'];
+
+export class ConfigError extends Error {}
+
+/** Returns 'help' when --help was asked for, else the validated configuration. */
+export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | 'help' {
+  const flags = parseFlags(argv);
+  if (flags.has('help')) return 'help';
+  const config: Record<string, unknown> = { ...DEFAULTS };
+  for (const spec of KEYS) {
+    const raw = flags.get(spec.flag) ?? env[spec.env];
+    if (raw === undefined || raw === '') continue;
+    config[spec.key] = convert(spec, raw);
+  }
+  for (const name of flags.keys()) {
+    if (!KEYS.some((k) => k.flag === name)) throw new ConfigError(`unknown flag --${name} (see --help)`);
+  }
+  validateAddress('--listen / WEFT_LISTEN', config.listen as string);
+  validateAddress('--grpc-listen / WEFT_GRPC_LISTEN', config.grpcListen as string);
+  if (Boolean(config.tlsCert) !== Boolean(config.tlsKey)) {
+    throw new ConfigError('--tls-cert / WEFT_TLS_CERT and --tls-key / WEFT_TLS_KEY must be given together');
+  }
+  const password = config.adminPassword as string | undefined;
+  if (password !== undefined && (password.length < 5 || password.length > 100)) {
+    throw new ConfigError('--admin-password / WEFT_ADMIN_PASSWORD must be 5 to 100 characters');
+  }
+  const username = config.adminUsername as string;
+  if (username.length < 4 || username.length > 100) {
+    throw new ConfigError('--admin-username / WEFT_ADMIN_USERNAME must be 4 to 100 characters');
+  }
+  return config as unknown as Config;
+}
+
+function parseFlags(argv: string[]): Map<string, string> {
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '-h' || arg === '--help') {
+      flags.set('help', 'true');
+      continue;
+    }
+    if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument ${arg} (see --help)`);
+    const eq = arg.indexOf('=');
+    if (eq > 0) {
+      flags.set(arg.slice(2, eq), arg.slice(eq + 1));
+    } else {
+      const value = argv[i + 1];
+      if (value === undefined || value.startsWith('--')) throw new ConfigError(`${arg} needs a value`);
+      flags.set(arg.slice(2), value);
+      i++;
+    }
+  }
+  return flags;
+}
+
+function convert(spec: KeySpec, raw: string): unknown {
+  const name = `--${spec.flag} / ${spec.env}`;
+  if (spec.kind === 'string') return raw;
+  if (spec.kind === 'level') {
+    if (!LEVELS.includes(raw)) throw new ConfigError(`${name} must be one of ${LEVELS.join(', ')}`);
+    return raw;
+  }
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < (spec.min ?? -Infinity) || n > (spec.max ?? Infinity)) {
+    throw new ConfigError(`${name} must be an integer from ${spec.min} to ${spec.max}, got ${JSON.stringify(raw)}`);
+  }
+  return n;
+}
+
+function validateAddress(name: string, value: string): void {
+  const m = /^(\[[0-9a-fA-F:]+\]|[^:\s]+):(\d{1,5})$/.exec(value);
+  if (!m || Number(m[2]) > 65535) throw new ConfigError(`${name} must be host:port, got ${JSON.stringify(value)}`);
+}
+
+/** Splits host:port (IPv6 in brackets) into its parts. */
+export function splitAddress(value: string): { host: string; port: number } {
+  const idx = value.lastIndexOf(':');
+  return { host: value.slice(0, idx).replace(/^\[|\]$/g, ''), port: Number(value.slice(idx + 1)) };
+}
+
+export function helpText(): string {
+  const lines = KEYS.map((k) => `  --${k.flag.padEnd(26)} ${k.env.padEnd(30)} ${k.help}`);
+  return ['Usage: weft-controller [flags]', '', 'Runs one Weft controller node.', '', 'Flags (and environment variables):', ...lines, '  --help'].join('\n');
+}

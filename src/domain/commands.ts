@@ -1,0 +1,36 @@
+// Commands: what actors append to the log and every replica applies in order. A command is a
+// list of ops applied atomically (all or none). Everything non-deterministic is already decided.
+
+import type { WireError } from '../errors.js';
+
+/** A stored entity: base fields plus the declared ones. */
+export interface Entity {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Record<string, unknown> | null;
+  [field: string]: unknown;
+}
+
+export type Op =
+  /** Insert a new entity; fails if the id exists or a unique field collides. */
+  | { op: 'create'; kind: string; record: Entity }
+  /** Replace a stored entity wholesale; fails with NOT_FOUND if absent. */
+  | { op: 'update'; kind: string; record: Entity }
+  /** Merge fields into a stored entity; a missing entity fails unless ifExists. */
+  | { op: 'set'; kind: string; id: string; fields: Record<string, unknown>; ifExists?: boolean }
+  /** Delete one entity with the kind's guards and cascades; a missing one fails unless ifExists. */
+  | { op: 'delete'; kind: string; id: string; ifExists?: boolean }
+  /** Delete every entity of kind whose indexed field equals value (with cascades). */
+  | { op: 'deleteWhere'; kind: string; field: string; value: string };
+
+export interface Command {
+  /** When the proposer decided it (ISO-8601); apply uses this, never the clock. */
+  at: string;
+  /** The proposing node (for tracing). */
+  origin: string;
+  ops: Op[];
+}
+
+/** The outcome of applying one command, identical on every node. */
+export type ApplyResult = { ok: true } | { ok: false; error: WireError };

@@ -1,0 +1,23 @@
+// The resource registry: every declared kind, by URL segment. Adding a resource = one
+// declaration file + one line here.
+
+import type { ResourceDecl } from './resource.js';
+import { apiSessions } from './resources/api-sessions.js';
+import { authPolicies } from './resources/auth-policies.js';
+import { authenticators } from './resources/authenticators.js';
+import { identities } from './resources/identities.js';
+import { identityTypes } from './resources/identity-types.js';
+
+export const RESOURCES: readonly ResourceDecl[] = [identities, identityTypes, apiSessions, authenticators, authPolicies];
+
+const BY_KIND = new Map(RESOURCES.map((r) => [r.kind, r]));
+
+export function resourceOf(kind: string): ResourceDecl {
+  const decl = BY_KIND.get(kind);
+  if (!decl) throw new Error(`unknown resource kind ${kind}`);
+  return decl;
+}
+
+export function hasResource(kind: string): boolean {
+  return BY_KIND.has(kind);
+}

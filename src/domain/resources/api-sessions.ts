@@ -1,0 +1,21 @@
+// API sessions: the result of a login. The token itself is never stored, only its SHA-256.
+
+import type { ResourceDecl } from '../resource.js';
+
+export const apiSessions: ResourceDecl = {
+  kind: 'api-sessions',
+  entity: 'api-session',
+  actor: 'catalog',
+  description: 'API sessions created by authentication',
+  ops: { list: 'admin', get: 'admin', delete: 'admin' },
+  fields: {
+    identityId: { type: 'string', write: 'server', filterable: true, sortable: true, indexed: true, ref: 'identities' },
+    tokenHash: { type: 'string', write: 'server', unique: true, secret: true },
+    authenticatorId: { type: 'string', write: 'server', filterable: true },
+    ipAddress: { type: 'string', write: 'server', filterable: true, sortable: true },
+    configTypes: { type: 'stringList', write: 'server' },
+    isMfaRequired: { type: 'boolean', write: 'server', filterable: true },
+    isMfaComplete: { type: 'boolean', write: 'server', filterable: true },
+    lastActivityAt: { type: 'datetime', write: 'server', filterable: true, sortable: true, indexed: true },
+  },
+};

@@ -1,0 +1,141 @@
+// Body validation derived from a resource declaration: create and replace need every required
+// field, patch takes the set of fields present. Pure; throws COULD_NOT_VALIDATE with a field path.
+
+import { fieldError } from '../errors.js';
+import { fieldsOf, type FieldSpec, type ResourceDecl } from './resource.js';
+
+export type WriteMode = 'create' | 'replace' | 'patch';
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Checks a request body against the declaration and returns the writable values it sets.
+ * Unknown properties are ignored (as go-swagger does); server-written fields are dropped.
+ * For create/replace, defaults fill absent optional fields.
+ */
+export function validateBody(decl: ResourceDecl, body: unknown, mode: WriteMode): Record<string, unknown> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw fieldError('body', body === undefined ? null : body, 'must be a JSON object');
+  }
+  const input = body as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(fieldsOf(decl))) {
+    const write = spec.write ?? 'client';
+    if (write !== 'client') continue;
+    if (spec.createOnly && mode !== 'create') continue;
+    const present = Object.prototype.hasOwnProperty.call(input, name) && input[name] !== undefined;
+    if (!present) {
+      if (mode === 'patch') continue;
+      if (spec.required) throw fieldError(name, null, `${name} is required`);
+      if (spec.default !== undefined) out[name] = structuredClone(spec.default);
+      continue;
+    }
+    out[name] = checkValue(name, spec, input[name]);
+  }
+  return out;
+}
+
+/** Validates one value against its spec; returns the normalised value. */
+export function checkValue(path: string, spec: FieldSpec, value: unknown): unknown {
+  if (value === null) {
+    if (spec.nullable) return null;
+    if (spec.default !== undefined) return structuredClone(spec.default);
+    if (spec.required) throw fieldError(path, null, `${path} is required`);
+    return null;
+  }
+  switch (spec.type) {
+    case 'string':
+      return checkString(path, spec, value);
+    case 'boolean':
+      if (typeof value !== 'boolean') throw typeError(path, value, 'boolean');
+      return value;
+    case 'integer':
+      return checkInteger(path, spec, value);
+    case 'datetime':
+      if (typeof value !== 'string' || !RFC3339.test(value) || Number.isNaN(Date.parse(value))) {
+        throw fieldError(path, value, `${path} must be an RFC3339 date-time`);
+      }
+      return new Date(value).toISOString();
+    case 'enum':
+      if (typeof value !== 'string' || !(spec.values ?? []).includes(value)) {
+        throw fieldError(path, value, `${path} must be one of ${(spec.values ?? []).join(', ')}`);
+      }
+      return value;
+    case 'stringList':
+      return checkStringList(path, spec, value);
+    case 'tags':
+      return checkTags(path, value);
+    case 'object':
+      return checkObject(path, spec, value);
+    case 'intMap':
+    case 'enumMap':
+      return checkMap(path, spec, value);
+  }
+}
+
+function typeError(path: string, value: unknown, expected: string) {
+  return fieldError(path, value, `${path} in body must be of type ${expected}`);
+}
+
+function checkString(path: string, spec: FieldSpec, value: unknown): string {
+  if (typeof value !== 'string') throw typeError(path, value, 'string');
+  const length = [...value].length;
+  if (spec.minLength !== undefined && length < spec.minLength) {
+    throw fieldError(path, value, `${path} should be at least ${spec.minLength} chars long`);
+  }
+  if (spec.maxLength !== undefined && length > spec.maxLength) {
+    throw fieldError(path, value, `${path} should be at most ${spec.maxLength} chars long`);
+  }
+  return value;
+}
+
+function checkInteger(path: string, spec: FieldSpec, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw typeError(path, value, 'integer');
+  if (spec.min !== undefined && value < spec.min) {
+    throw fieldError(path, value, `${path} should be greater than or equal to ${spec.min}`);
+  }
+  if (spec.max !== undefined && value > spec.max) {
+    throw fieldError(path, value, `${path} should be less than or equal to ${spec.max}`);
+  }
+  return value;
+}
+
+function checkStringList(path: string, spec: FieldSpec, value: unknown): string[] {
+  if (!Array.isArray(value)) throw typeError(path, value, 'array');
+  return value.map((item, i) => checkString(`${path}[${i}]`, { type: 'string', maxLength: spec.maxLength }, item));
+}
+
+function checkTags(path: string, value: unknown): Record<string, unknown> {
+  if (typeof value !== 'object' || Array.isArray(value) || value === null) throw typeError(path, value, 'object');
+  for (const [key, item] of Object.entries(value)) {
+    const ok = item === null || ['string', 'boolean', 'number'].includes(typeof item);
+    if (!ok) throw fieldError(`${path}.${key}`, item, 'tag values must be null, string, number or boolean');
+  }
+  return value as Record<string, unknown>;
+}
+
+function checkObject(path: string, spec: FieldSpec, value: unknown): Record<string, unknown> {
+  if (typeof value !== 'object' || Array.isArray(value) || value === null) throw typeError(path, value, 'object');
+  if (!spec.properties) return value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    const sub = spec.properties[key];
+    if (!sub || item === undefined) continue;
+    out[key] = checkValue(`${path}.${key}`, sub, item);
+  }
+  for (const [key, sub] of Object.entries(spec.properties)) {
+    if (sub.required && out[key] === undefined) throw fieldError(`${path}.${key}`, null, `${path}.${key} is required`);
+  }
+  return out;
+}
+
+function checkMap(path: string, spec: FieldSpec, value: unknown): Record<string, unknown> {
+  if (typeof value !== 'object' || Array.isArray(value) || value === null) throw typeError(path, value, 'object');
+  const itemSpec: FieldSpec =
+    spec.type === 'intMap' ? { type: 'integer', min: spec.min, max: spec.max } : { type: 'enum', values: spec.values };
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    out[key] = checkValue(`${path}.${key}`, itemSpec, item);
+  }
+  return out;
+}

@@ -1,0 +1,29 @@
+// The wire envelope: `{data, meta}` for successes and `{error, meta}` for failures, with the
+// API versions in meta. The one place response bodies are serialised.
+
+import type { Context } from 'koa';
+import { NO_LIMIT_REPORTED } from '../domain/paging.js';
+
+export const API_META = { apiVersion: '0.0.1', apiEnrollmentVersion: '0.0.1' } as const;
+
+/** Writes `{data, meta}`; `meta` extends the API versions (pagination, filterableFields). */
+export function sendData(ctx: Context, data: unknown, meta: Record<string, unknown> = {}, status = 200): void {
+  sendJson(ctx, status, { data, meta: { ...API_META, ...meta } });
+}
+
+/** 201 with `{id, _links}` for a created entity. */
+export function sendCreated(ctx: Context, kind: string, id: string): void {
+  sendData(ctx, { id, _links: { self: { href: `./${kind}/${encodeURIComponent(id)}` } } }, {}, 201);
+}
+
+/** 200 `{data:{}, meta}` after replace, patch and delete. */
+export function sendEmpty(ctx: Context): void {
+  sendData(ctx, {});
+}
+
+export function sendJson(ctx: Context, status: number, body: unknown): void {
+  ctx.status = status;
+  ctx.type = 'application/json';
+  // A JS number cannot carry 9223372036854775807 exactly; upstream reports it for "no limit".
+  ctx.body = JSON.stringify(body).replace(`"limit":"${NO_LIMIT_REPORTED}"`, `"limit":${NO_LIMIT_REPORTED}`);
+}

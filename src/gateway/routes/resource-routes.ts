@@ -1,0 +1,61 @@
+// Routes derived from a resource declaration: list, get, create, replace, patch and delete,
+// each with the access the declaration names. Nothing here is specific to one resource.
+
+import type { Context } from 'koa';
+import type Router from '@koa/router';
+import { newId } from '../../domain/ids.js';
+import type { ResourceDecl } from '../../domain/resource.js';
+import { sendCreated, sendData, sendEmpty } from '../envelope.js';
+import { jsonBody } from '../middleware/body.js';
+import { requireAccess } from '../middleware/session.js';
+import type { NodeClient } from '../node-client.js';
+
+/** A list page as the query handler returns it. */
+export interface ListReply {
+  data: unknown;
+  meta: Record<string, unknown>;
+}
+
+export function listParams(ctx: Context): Record<string, string | undefined> {
+  const one = (name: string) => {
+    const value = ctx.query[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  return { filter: one('filter'), sort: one('sort'), limit: one('limit'), offset: one('offset') };
+}
+
+export function addResourceRoutes(router: Router, node: NodeClient, decl: ResourceDecl): void {
+  const base = `/${decl.kind}`;
+  const { ops, kind } = decl;
+  if (ops.list) {
+    const access = ops.list;
+    router.get(base, async (ctx) => {
+      requireAccess(ctx, access);
+      const page = await node.query<ListReply>({ op: 'list', kind, params: listParams(ctx) });
+      sendData(ctx, page.data, page.meta);
+    });
+  }
+  if (ops.get) {
+    const access = ops.get;
+    router.get(`${base}/:id`, async (ctx) => {
+      requireAccess(ctx, access);
+      sendData(ctx, await node.query({ op: 'get', kind, id: ctx.params.id }));
+    });
+  }
+  if (ops.create) {
+    const access = ops.create;
+    router.post(base, async (ctx) => {
+      requireAccess(ctx, access);
+      const created = await node.command<{ id: string }>(decl, 'create', newId(), { body: jsonBody(ctx) });
+      sendCreated(ctx, kind, created.id);
+    });
+  }
+  const update = (op: 'replace' | 'patch' | 'delete') => async (ctx: Context & { params: Record<string, string> }) => {
+    requireAccess(ctx, ops[op] ?? 'admin');
+    await node.command(decl, op, ctx.params.id, op === 'delete' ? {} : { body: jsonBody(ctx) });
+    sendEmpty(ctx);
+  };
+  if (ops.replace) router.put(`${base}/:id`, update('replace'));
+  if (ops.patch) router.patch(`${base}/:id`, update('patch'));
+  if (ops.delete) router.delete(`${base}/:id`, update('delete'));
+}

@@ -1,0 +1,222 @@
+#!/usr/bin/env node
+// The composition root: config → store → log → bus → workers → actors → gateway → rpc. The
+// only module that knows every layer; run directly it starts one node from flags and env.
+
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile, chmod } from 'node:fs/promises';
+import { createServer, type Server } from 'node:https';
+import { isIP } from 'node:net';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ActorHost } from './actors/actor-host.js';
+import { bootstrap } from './actors/bootstrap.js';
+import { CatalogActor } from './actors/catalog-actor.js';
+import { EntityWriter } from './actors/entity-writer.js';
+import { IdentityActor } from './actors/identity-actor.js';
+import { Proposer } from './actors/proposer.js';
+import { QueryHandler } from './actors/query/query-handler.js';
+import { SessionKeeper } from './actors/session-keeper.js';
+import type { Bus } from './bus/bus.js';
+import { MemoryBus } from './bus/memory-bus.js';
+import { NatsBus } from './bus/nats-bus.js';
+import { querySubject } from './bus/subjects.js';
+import { ConfigError, helpText, parseConfig, splitAddress, type Config } from './config.js';
+import type { Command } from './domain/commands.js';
+import { RESOURCES } from './domain/registry.js';
+import { createGateway } from './gateway/app.js';
+import { LocalLog } from './log/local-log.js';
+import { createLogger, type Logger } from './logger.js';
+import { ensureNodePki, loadTlsFiles } from './pki/node-pki.js';
+import { GrpcServer } from './rpc/grpc-server.js';
+import { LevelKv } from './store/level-kv.js';
+import { Replica } from './store/replica.js';
+import { WorkerPool } from './workers/pool.js';
+
+/** A running node, as tests and the CLI see it. */
+export interface NodeHandle {
+  nodeId: string;
+  /** https://host:port of the API. */
+  url: string;
+  grpcAddress: string;
+  /** The CA clients must trust (PEM). */
+  caPem: string;
+  /** Set on the first start when the admin password was generated. */
+  generatedAdminPassword?: string;
+  replica: Replica;
+  actors: ActorHost;
+  close(): Promise<void>;
+}
+
+export async function startNode(config: Config, logger: Logger): Promise<NodeHandle> {
+  const dataDir = resolve(config.dataDir);
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await chmod(dataDir, 0o700);
+  const nodeId = config.nodeId ?? (await readOrCreateNodeId(dataDir));
+  const log = logger.child({ node: nodeId });
+  const { host, port } = splitAddress(config.listen);
+  const tls = await loadTls(config, dataDir, host);
+
+  const kv = new LevelKv({ path: join(dataDir, 'replica') });
+  await kv.open();
+  const replica = new Replica(kv);
+  await replica.open();
+  const commandLog = new LocalLog<Command>({ path: join(dataDir, 'log') });
+  await commandLog.open();
+  const bus: Bus = config.natsUrl ? await NatsBus.connect(config.natsUrl.split(','), { name: `weft-${nodeId}` }) : new MemoryBus();
+  const pool = WorkerPool.create({ threads: config.workerThreads });
+
+  const applying = commandLog.follow(replica.appliedSeq, (entry) => replica.apply(entry));
+  await replica.waitFor(await commandLog.lastSeq(), 120_000).catch(() => undefined);
+
+  const proposer = new Proposer(commandLog, replica, nodeId);
+  const writer = new EntityWriter(replica, proposer);
+  const sessions = new SessionKeeper(replica, proposer, { timeoutMinutes: config.sessionTimeoutMinutes });
+  const actors = new ActorHost(bus, { mailboxSize: config.mailboxSize, maxInFlight: 10_000 });
+  for (const decl of RESOURCES.filter((r) => r.actor === 'entity')) {
+    await actors.register(decl.entity, (id) => new IdentityActor(id, { replica, proposer, writer, pool }));
+  }
+  await actors.register('catalog', (kind) => new CatalogActor(kind, writer));
+  const queries = new QueryHandler(replica, sessions);
+  const querySub = await bus.serve(querySubject(nodeId), (msg) => queries.handle(msg as Record<string, unknown>));
+  sessions.start((err) => log.warn('session upkeep failed', { error: err }));
+
+  const boot = await bootstrap({
+    replica, proposer, writer, pool,
+    username: config.adminUsername,
+    password: config.adminPassword,
+    passwordFile: join(dataDir, 'admin-password'),
+  });
+
+  const advertised = config.advertise ?? config.listen;
+  const app = createGateway({
+    bus,
+    nodeId,
+    baseUrl: () => `https://${advertised}`,
+    logError: (entry) => (entry.status >= 500 ? log.error('request failed', entry) : log.debug('request refused', entry)),
+    onRequest: (entry) => log.debug('request', entry),
+  });
+  const server = createServer({ cert: tls.certPem, key: tls.keyPem }, app.callback());
+  server.keepAliveTimeout = 65_000;
+  await listen(server, host, port);
+  const bound = server.address();
+  const boundPort = typeof bound === 'object' && bound ? bound.port : port;
+  const url = `https://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
+
+  const grpc = await GrpcServer.start({
+    listen: config.grpcListen,
+    tls: { certPem: tls.certPem, keyPem: tls.keyPem, caPem: tls.caPem },
+    health: () => ({ serving: true, nodeId, appliedSeq: replica.appliedSeq }),
+  });
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeIdleConnections();
+      });
+      await grpc.close();
+      await sessions.stop().catch((err) => log.warn('final session flush failed', { error: err }));
+      await querySub.unsubscribe();
+      await actors.close();
+      await bus.close();
+      await applying.close();
+      await pool.close();
+      await commandLog.close();
+      await kv.close();
+    })());
+
+  return {
+    nodeId, url, grpcAddress: grpc.address, caPem: tls.caPem,
+    generatedAdminPassword: boot?.generatedPassword,
+    replica, actors, close,
+  };
+}
+
+async function loadTls(config: Config, dataDir: string, host: string) {
+  const pkiDir = join(dataDir, 'pki');
+  const hostnames = ['localhost'];
+  const ips = ['127.0.0.1', '::1'];
+  const advertisedHost = config.advertise ? splitAddress(config.advertise).host : host;
+  for (const name of [host, advertisedHost]) {
+    if (isIP(name)) {
+      if (!ips.includes(name) && name !== '0.0.0.0' && name !== '::') ips.push(name);
+    } else if (!hostnames.includes(name)) hostnames.push(name);
+  }
+  const pki = await ensureNodePki({ dir: pkiDir, hostnames, ips });
+  if (config.tlsCert && config.tlsKey) {
+    const files = await loadTlsFiles(config.tlsCert, config.tlsKey);
+    return { certPem: files.certPem, keyPem: files.keyPem, caPem: pki.caCertPem };
+  }
+  return { certPem: pki.serverCertPem, keyPem: pki.serverKeyPem, caPem: pki.caCertPem };
+}
+
+async function readOrCreateNodeId(dataDir: string): Promise<string> {
+  const file = join(dataDir, 'node-id');
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch {
+    const id = `node-${randomBytes(4).toString('hex')}`;
+    await writeFile(file, `${id}\n`, { mode: 0o600 });
+    return id;
+  }
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((done, fail) => {
+    server.once('error', fail);
+    server.listen(port, host, () => {
+      server.off('error', fail);
+      done();
+    });
+  });
+}
+
+async function runCli(): Promise<void> {
+  let config: Config | 'help';
+  try {
+    config = parseConfig(process.argv.slice(2), process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`weft-controller: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  if (config === 'help') {
+    process.stdout.write(`${helpText()}\n`);
+    return;
+  }
+  const logger = createLogger(config.logLevel);
+  const node = await startNode(config, logger);
+  if (node.generatedAdminPassword) {
+    // Shown once, on the first start only; kept owner-only in the data dir.
+    process.stdout.write(
+      `\nDefault admin created: username "${config.adminUsername}", password ${node.generatedAdminPassword}\n` +
+        `(shown once; also stored in ${join(resolve(config.dataDir), 'admin-password')}, mode 0600)\n\n`,
+    );
+  }
+  logger.info('listening', { node: node.nodeId, api: `${node.url}/edge/management/v1`, client: `${node.url}/edge/client/v1`, grpc: node.grpcAddress, ca: join(resolve(config.dataDir), 'pki', 'ca.pem') });
+  const stop = (signal: string) => {
+    logger.info('draining', { signal });
+    node.close().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (err) => {
+        logger.error('shutdown failed', { error: err });
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  runCli().catch((err) => {
+    process.stderr.write(`weft-controller: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,136 @@
+// Deterministic application of one command to the replica: uniqueness, references, guards,
+// cascades and index maintenance. Reads only the transaction; never the clock or randomness.
+
+import { ApiError, fieldError } from '../errors.js';
+import type { Command, Entity, Op } from '../domain/commands.js';
+import { RESOURCES, resourceOf } from '../domain/registry.js';
+import { fieldsOf, type ResourceDecl } from '../domain/resource.js';
+import { CASCADES, guardDelete } from '../domain/rules.js';
+import { idFromIndexKey, indexKey, indexValueRange, recordKey, uniqueKey } from './keys.js';
+import type { Transaction } from './transaction.js';
+
+/** Applies every op of the command to tx; throws an ApiError to reject the whole command.
+ * Returns the per-kind change in entity counts. */
+export async function applyCommand(tx: Transaction, command: Command): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  const bump = (kind: string, delta: number) => counts.set(kind, (counts.get(kind) ?? 0) + delta);
+  for (const op of command.ops) await applyOp(tx, op, bump);
+  return counts;
+}
+
+type Bump = (kind: string, delta: number) => void;
+
+async function applyOp(tx: Transaction, op: Op, bump: Bump): Promise<void> {
+  switch (op.op) {
+    case 'create':
+      return createEntity(tx, resourceOf(op.kind), op.record, bump);
+    case 'update': {
+      const old = await readEntity(tx, op.kind, op.record.id);
+      if (!old) throw new ApiError('NOT_FOUND');
+      return writeEntity(tx, resourceOf(op.kind), op.record, old);
+    }
+    case 'set': {
+      const old = await readEntity(tx, op.kind, op.id);
+      if (!old) {
+        if (op.ifExists) return;
+        throw new ApiError('NOT_FOUND');
+      }
+      return writeEntity(tx, resourceOf(op.kind), { ...old, ...op.fields, id: old.id }, old);
+    }
+    case 'delete':
+      return deleteEntity(tx, resourceOf(op.kind), op.id, op.ifExists ?? false, bump);
+    case 'deleteWhere':
+      for (const key of await tx.keysIn(indexValueRange(op.kind, op.field, op.value))) {
+        await deleteEntity(tx, resourceOf(op.kind), idFromIndexKey(key), true, bump);
+      }
+      return;
+  }
+}
+
+export async function readEntity(tx: Transaction, kind: string, id: string): Promise<Entity | undefined> {
+  const raw = await tx.get(recordKey(kind, id));
+  return raw === undefined ? undefined : (JSON.parse(raw) as Entity);
+}
+
+async function createEntity(tx: Transaction, decl: ResourceDecl, record: Entity, bump: Bump): Promise<void> {
+  if (await tx.get(recordKey(decl.kind, record.id))) throw fieldError('id', record.id, 'id must be unique');
+  await writeEntity(tx, decl, record, undefined);
+  bump(decl.kind, 1);
+}
+
+async function writeEntity(tx: Transaction, decl: ResourceDecl, record: Entity, old: Entity | undefined): Promise<void> {
+  const fields = fieldsOf(decl);
+  for (const [name, spec] of Object.entries(fields)) {
+    const value = record[name];
+    const before = old?.[name];
+    if (spec.unique && value !== null && value !== undefined && value !== before) {
+      const holder = await tx.get(uniqueKey(decl.kind, name, value));
+      if (holder !== undefined && holder !== record.id) throw fieldError(name, value, `${name} must be unique`);
+    }
+    if (spec.ref && value !== null && value !== undefined && value !== before) {
+      if (!(await tx.get(recordKey(spec.ref, String(value))))) {
+        throw fieldError(name, value, `no ${resourceOf(spec.ref).entity} found with the given id`);
+      }
+    }
+  }
+  if (old) removeIndexes(tx, decl, old);
+  addIndexes(tx, decl, record);
+  tx.put(recordKey(decl.kind, record.id), JSON.stringify(record));
+}
+
+async function deleteEntity(tx: Transaction, decl: ResourceDecl, id: string, ifExists: boolean, bump: Bump) {
+  const old = await readEntity(tx, decl.kind, id);
+  if (!old) {
+    if (ifExists) return;
+    throw new ApiError('NOT_FOUND');
+  }
+  guardDelete(decl.kind, old);
+  const cascades = CASCADES[decl.kind] ?? [];
+  for (const { target, field } of cascades) {
+    for (const key of await tx.keysIn(indexValueRange(target, field, id))) {
+      await deleteEntity(tx, resourceOf(target), idFromIndexKey(key), true, bump);
+    }
+  }
+  await refuseIfReferenced(tx, decl.kind, id);
+  removeIndexes(tx, decl, old);
+  tx.del(recordKey(decl.kind, id));
+  bump(decl.kind, -1);
+}
+
+/** Foreign keys without a cascade forbid the delete: 409 CAN_NOT_DELETE_REFERENCED_ENTITY. */
+async function refuseIfReferenced(tx: Transaction, kind: string, id: string): Promise<void> {
+  for (const other of RESOURCES) {
+    for (const [field, spec] of Object.entries(other.fields)) {
+      if (spec.ref !== kind) continue;
+      if (!(await tx.anyIn(indexValueRange(other.kind, field, id)))) continue;
+      const referrers = (await tx.keysIn(indexValueRange(other.kind, field, id))).map(idFromIndexKey);
+      throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
+        field: 'id',
+        value: id,
+        reason: `entity type ${resourceOf(kind).entity} referenced by ${other.entity}: [${referrers.slice(0, 20).join(', ')}]`,
+      });
+    }
+  }
+}
+
+function indexedEntries(decl: ResourceDecl, record: Entity): { key: string; unique?: string }[] {
+  const out: { key: string; unique?: string }[] = [];
+  for (const [name, spec] of Object.entries(fieldsOf(decl))) {
+    if (!spec.indexed && !spec.unique && !spec.ref) continue;
+    const value = record[name];
+    if (spec.unique && value !== null && value !== undefined) {
+      out.push({ key: uniqueKey(decl.kind, name, value), unique: record.id });
+    }
+    const values = Array.isArray(value) ? [...new Set(value)] : [value ?? null];
+    for (const v of values) out.push({ key: indexKey(decl.kind, name, v, record.id) });
+  }
+  return out;
+}
+
+function addIndexes(tx: Transaction, decl: ResourceDecl, record: Entity): void {
+  for (const entry of indexedEntries(decl, record)) tx.put(entry.key, entry.unique ?? '');
+}
+
+function removeIndexes(tx: Transaction, decl: ResourceDecl, record: Entity): void {
+  for (const entry of indexedEntries(decl, record)) tx.del(entry.key);
+}

@@ -1,0 +1,88 @@
+// The replica's key layout in the ordered KV store, and the order-preserving encoding of
+// indexed values. The only file that knows how keys are spelled.
+
+const SEP = '\x00';
+
+/** `r␀kind␀id` → record JSON */
+export function recordKey(kind: string, id: string): string {
+  return `r${SEP}${kind}${SEP}${id}`;
+}
+
+export function recordRange(kind: string): { gt: string; lt: string } {
+  return { gt: `r${SEP}${kind}${SEP}`, lt: `r${SEP}${kind}${SEP}\xff` };
+}
+
+export function idFromRecordKey(key: string): string {
+  return key.slice(key.indexOf(SEP, 2) + 1);
+}
+
+/** `u␀kind␀field␀value` → id (unique fields) */
+export function uniqueKey(kind: string, field: string, value: unknown): string {
+  return `u${SEP}${kind}${SEP}${field}${SEP}${encodeValue(value)}`;
+}
+
+/** `i␀kind␀field␀encodedValue␀id` → '' (secondary indexes; one entry per set element) */
+export function indexKey(kind: string, field: string, value: unknown, id: string): string {
+  return `${indexPrefix(kind, field)}${encodeValue(value)}${SEP}${id}`;
+}
+
+export function indexPrefix(kind: string, field: string): string {
+  return `i${SEP}${kind}${SEP}${field}${SEP}`;
+}
+
+/** The key range of index entries whose value equals `value`. */
+export function indexValueRange(kind: string, field: string, value: unknown): { gt: string; lt: string } {
+  const base = `${indexPrefix(kind, field)}${encodeValue(value)}${SEP}`;
+  return { gt: base, lt: `${base}\xff` };
+}
+
+/** The key range covering a whole index. */
+export function indexRange(kind: string, field: string): { gt: string; lt: string } {
+  const base = indexPrefix(kind, field);
+  return { gt: base, lt: `${base}\xff` };
+}
+
+export function idFromIndexKey(key: string): string {
+  return key.slice(key.lastIndexOf(SEP) + 1);
+}
+
+/** The encoded-value part of an index key (to group equal values). */
+export function valueFromIndexKey(key: string, kind: string, field: string): string {
+  return key.slice(indexPrefix(kind, field).length, key.lastIndexOf(SEP));
+}
+
+export const APPLIED_SEQ_KEY = `m${SEP}appliedSeq`;
+
+export function countKey(kind: string): string {
+  return `n${SEP}${kind}`;
+}
+
+/**
+ * Encodes a scalar so that byte order equals value order: null < false < true < numbers <
+ * strings (datetimes are stored as ISO-8601 UTC strings, which already sort correctly).
+ * NUL and \x01 in strings are escaped so they can never be mistaken for the separator.
+ */
+export function encodeValue(value: unknown): string {
+  if (value === null || value === undefined) return 'a';
+  if (typeof value === 'boolean') return value ? 'b1' : 'b0';
+  if (typeof value === 'number') return `c${encodeNumber(value)}`;
+  if (value instanceof Date) return `d${value.toISOString()}`;
+  return `d${String(value).replace(/\x01/g, '\x01\x02').replace(/\x00/g, '\x01\x01')}`;
+}
+
+/** The string an encoded value stands for, or undefined when it is not a string. */
+export function decodeStringValue(encoded: string): string | undefined {
+  if (!encoded.startsWith('d')) return undefined;
+  return encoded.slice(1).replace(/\x01\x01/g, '\x00').replace(/\x01\x02/g, '\x01');
+}
+
+function encodeNumber(n: number): string {
+  const buf = Buffer.alloc(8);
+  buf.writeDoubleBE(n);
+  if (n < 0 || Object.is(n, -0)) {
+    for (let i = 0; i < 8; i++) buf[i] = ~buf[i] & 0xff;
+  } else {
+    buf[0] |= 0x80;
+  }
+  return buf.toString('hex');
+}
