@@ -1,6 +1,9 @@
 // Node configuration: the only reader of process.env and argv. Every key has a flag and a
 // WEFT_* variable (flags win), a default below, and a validation message that names it.
 
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+
 export interface Config {
   /** host:port of the HTTPS API. */
   listen: string;
@@ -93,6 +96,22 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | 'h
     throw new ConfigError('--admin-username / WEFT_ADMIN_USERNAME must be 4 to 100 characters');
   }
   return config as unknown as Config;
+}
+
+/** Reads this process's flags and environment. */
+export function loadConfig(): Config | 'help' {
+  return parseConfig(process.argv.slice(2), process.env);
+}
+
+/** True when the module at `moduleUrl` is the script this process was started with. */
+export function isEntryPoint(moduleUrl: string): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return moduleUrl === pathToFileURL(realpathSync(script)).href;
+  } catch {
+    return false;
+  }
 }
 
 function parseFlags(argv: string[]): Map<string, string> {

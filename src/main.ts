@@ -7,7 +7,6 @@ import { mkdir, readFile, writeFile, chmod } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { ActorHost } from './actors/actor-host.js';
 import { bootstrap } from './actors/bootstrap.js';
 import { CatalogActor } from './actors/catalog-actor.js';
@@ -20,7 +19,7 @@ import type { Bus } from './bus/bus.js';
 import { MemoryBus } from './bus/memory-bus.js';
 import { NatsBus } from './bus/nats-bus.js';
 import { querySubject } from './bus/subjects.js';
-import { ConfigError, helpText, parseConfig, splitAddress, type Config } from './config.js';
+import { ConfigError, helpText, isEntryPoint, loadConfig, splitAddress, type Config } from './config.js';
 import type { Command } from './domain/commands.js';
 import { RESOURCES } from './domain/registry.js';
 import { createGateway } from './gateway/app.js';
@@ -175,7 +174,7 @@ function listen(server: Server, host: string, port: number): Promise<void> {
 async function runCli(): Promise<void> {
   let config: Config | 'help';
   try {
-    config = parseConfig(process.argv.slice(2), process.env);
+    config = loadConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`weft-controller: ${err.message}\n`);
@@ -214,7 +213,7 @@ async function runCli(): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'));
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+if (isEntryPoint(import.meta.url)) {
   runCli().catch((err) => {
     process.stderr.write(`weft-controller: ${err instanceof Error ? err.stack : String(err)}\n`);
     process.exit(1);

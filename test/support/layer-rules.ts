@@ -1,0 +1,107 @@
+// The layering rules of src/ as pure functions: parse relative import specifiers from source
+// text, resolve them to repo paths, and list the edges the rules forbid. No file I/O here.
+
+import { posix } from 'node:path';
+
+/** One import edge between two repo-relative paths, e.g. `src/gateway/app.ts` → `src/bus/bus.ts`. */
+export interface ImportEdge {
+  from: string;
+  to: string;
+}
+
+/** The top-level area of a repo path: a folder under src/, a root file of src/, or `outside`. */
+export function areaOf(path: string): string {
+  const parts = path.split('/');
+  if (parts[0] !== 'src' || parts.length < 2) return 'outside';
+  return parts.length === 2 ? parts[1]! : `${parts[1]}/`;
+}
+
+/** Allow-lists: an area listed here may import only these areas (plus itself). */
+const ONLY: Record<string, readonly string[]> = {
+  'domain/': ['domain/', 'errors.ts'],
+  'workers/': ['workers/', 'domain/', 'errors.ts'],
+  'bus/': ['bus/', 'errors.ts'],
+  // The gateway talks to the bus only: never the store, log, actors or workers.
+  'gateway/': ['gateway/', 'bus/', 'domain/', 'errors.ts', 'config.ts'],
+};
+
+/** Deny-lists: an area listed here must not import these areas. */
+const NEVER: Record<string, readonly string[]> = {
+  'store/': ['gateway/', 'actors/', 'bus/', 'rpc/'],
+  'log/': ['gateway/', 'actors/', 'bus/', 'rpc/'],
+};
+
+function isForbidden(edge: ImportEdge): boolean {
+  if (edge.to === 'src/main.ts' && edge.from !== 'src/main.ts') return true;
+  const from = areaOf(edge.from);
+  const to = areaOf(edge.to);
+  const only = ONLY[from];
+  if (only && !only.includes(to)) return true;
+  return NEVER[from]?.includes(to) ?? false;
+}
+
+/** The forbidden edges, each as `src/a/x.ts -> src/b/y.ts`, in input order without duplicates. */
+export function forbiddenEdges(edges: { from: string; to: string }[]): string[] {
+  const out = new Set<string>();
+  for (const edge of edges) if (isForbidden(edge)) out.add(`${edge.from} -> ${edge.to}`);
+  return [...out];
+}
+
+/** Removes `//` and `/* *\/` comments, keeping string and template literals intact. */
+export function stripComments(source: string): string {
+  let out = '';
+  let i = 0;
+  while (i < source.length) {
+    const ch = source[i]!;
+    const next = source[i + 1];
+    if (ch === '/' && next === '/') {
+      while (i < source.length && source[i] !== '\n') i++;
+    } else if (ch === '/' && next === '*') {
+      const end = source.indexOf('*/', i + 2);
+      i = end < 0 ? source.length : end + 2;
+      out += ' ';
+    } else if (ch === '"' || ch === "'" || ch === '`') {
+      const start = i++;
+      // A quote inside a regex literal may open a bogus string: ' and " strings end at a newline.
+      while (i < source.length && source[i] !== ch && (ch === '`' || source[i] !== '\n')) i += source[i] === '\\' ? 2 : 1;
+      out += source.slice(start, ++i);
+    } else {
+      out += ch;
+      i++;
+    }
+  }
+  return out;
+}
+
+const IMPORT_PATTERNS = [
+  /\bimport\s+(?:type\s+)?[\w*{}\s,$]*?\bfrom\s*['"]([^'"]+)['"]/g, // import x / {a} / * as n from '...'
+  /\bimport\s*['"]([^'"]+)['"]/g, // import '...' (side effects)
+  /\bexport\s+(?:type\s+)?(?:\*(?:\s+as\s+[\w$]+)?|\{[^}]*\})\s*from\s*['"]([^'"]+)['"]/g, // re-exports
+  /\bimport\s*\(\s*['"`]([^'"`]+)['"`]\s*[,)]/g, // dynamic import('...')
+];
+
+/** The relative module specifiers (starting with `.`) a source text imports or re-exports. */
+export function importSpecifiers(source: string): string[] {
+  const text = stripComments(source);
+  const found: string[] = [];
+  for (const pattern of IMPORT_PATTERNS) {
+    for (const match of text.matchAll(pattern)) if (match[1]!.startsWith('.')) found.push(match[1]!);
+  }
+  return [...new Set(found)];
+}
+
+/** Resolves a relative specifier of `from` (repo path) to a repo path; `.js` maps to `.ts`. */
+export function resolveSpecifier(from: string, specifier: string): string {
+  const target = posix.normalize(posix.join(posix.dirname(from), specifier));
+  return target.endsWith('.js') ? `${target.slice(0, -3)}.ts` : target;
+}
+
+/** True when code (comments ignored) touches `process.env` or `process.argv`. */
+export function readsProcessGlobals(source: string): boolean {
+  const text = stripComments(source);
+  return (
+    /\bprocess\s*(?:\?\.|\.)\s*(?:env|argv)\b/.test(text) ||
+    /\bprocess\s*\[\s*['"`](?:env|argv)['"`]\s*\]/.test(text) ||
+    /\{[^}]*\b(?:env|argv)\b[^}]*\}\s*=\s*(?:globalThis\.)?process\b/.test(text)
+  );
+}
