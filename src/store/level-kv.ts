@@ -1,0 +1,126 @@
+// LevelKv: the on-disk KvStore over classic-level (LevelDB). Owns the data directory's
+// owner-only permissions, synced atomic batches and streaming (never buffered) iteration.
+
+import { chmod, mkdir, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
+import { assertValidOps, isValidKey } from './compare-utf8.js';
+import type { KvOp, KvRange, KvStore } from './kv.js';
+
+/** Directory mode: owner-only. The directory is the access barrier for everything inside. */
+const DIR_MODE = 0o700;
+/** File mode applied to LevelDB's files after open and close. */
+const FILE_MODE = 0o600;
+
+/** Options for {@link LevelKv}. */
+export interface LevelKvOptions {
+  /** The data directory; created (with parents) if missing, and forced to mode 0o700. */
+  path: string;
+}
+
+type Db = ClassicLevel<string, string>;
+type LevelRange = { gt?: string; gte?: string; lt?: string; lte?: string; reverse: boolean; limit: number };
+
+/**
+ * The LevelDB-backed KvStore. Permissions: the directory is chmod'ed 0o700 on every open, and
+ * the files in it 0o600 after open and after close. LevelDB itself creates files (new tables
+ * after compaction, logs, MANIFEST) with 0o666 & ~umask; we do not touch the process-wide umask,
+ * so such files may briefly be group/world-readable by mode — but they sit in a 0o700 directory
+ * that no other user can traverse, and the next open/close (or restrictPermissions()) tightens them.
+ */
+export class LevelKv implements KvStore {
+  /** The data directory. */
+  readonly path: string;
+  #db: Db | null = null;
+
+  constructor(opts: LevelKvOptions) {
+    this.path = opts.path;
+  }
+
+  async open(): Promise<void> {
+    if (this.#db !== null) return;
+    await mkdir(this.path, { recursive: true, mode: DIR_MODE });
+    await chmod(this.path, DIR_MODE); // mkdir's mode is filtered by the umask, and skipped if it exists
+    const db: Db = new ClassicLevel<string, string>(this.path, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+    await db.open();
+    this.#db = db;
+    await this.restrictPermissions();
+  }
+
+  async close(): Promise<void> {
+    const db = this.#db;
+    if (db === null) return;
+    this.#db = null;
+    await db.close();
+    await this.restrictPermissions();
+  }
+
+  /** Sets the directory to 0o700 and every file in it to 0o600 (safe to call at any time). */
+  async restrictPermissions(): Promise<void> {
+    await chmod(this.path, DIR_MODE);
+    for (const entry of await readdir(this.path, { withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      await chmod(join(this.path, entry.name), FILE_MODE).catch(ignoreVanished);
+    }
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    const db = this.#open();
+    return isValidKey(key) ? db.get(key) : undefined;
+  }
+
+  async getMany(keys: string[]): Promise<(string | undefined)[]> {
+    const db = this.#open();
+    if (keys.every(isValidKey)) return db.getMany(keys);
+    const found = await db.getMany(keys.filter(isValidKey));
+    let next = 0;
+    return keys.map((key) => (isValidKey(key) ? found[next++] : undefined));
+  }
+
+  /** One LevelDB WriteBatch (atomic). With `sync: true` LevelDB fsyncs before resolving. */
+  async batch(ops: KvOp[], opts?: { sync?: boolean }): Promise<void> {
+    const db = this.#open();
+    assertValidOps(ops);
+    if (ops.length === 0) return;
+    await db.batch(ops, { sync: opts?.sync === true });
+  }
+
+  async *entries(range: KvRange): AsyncIterable<[string, string]> {
+    const iterator = this.#open().iterator(levelRange(range));
+    try {
+      for await (const entry of iterator) yield entry;
+    } finally {
+      await iterator.close();
+    }
+  }
+
+  async *keys(range: KvRange): AsyncIterable<string> {
+    const iterator = this.#open().keys(levelRange(range));
+    try {
+      for await (const key of iterator) yield key;
+    } finally {
+      await iterator.close();
+    }
+  }
+
+  #open(): Db {
+    if (this.#db === null) throw new Error(`LevelKv is not open (${this.path})`);
+    return this.#db;
+  }
+}
+
+/** Only defined bounds are passed: classic-level treats a present-but-undefined bound as a key. */
+function levelRange(range: KvRange): LevelRange {
+  const limit = Number.isInteger(range.limit) && (range.limit as number) >= 0 ? (range.limit as number) : -1;
+  const out: LevelRange = { reverse: range.reverse === true, limit };
+  if (range.gt !== undefined) out.gt = range.gt;
+  if (range.gte !== undefined) out.gte = range.gte;
+  if (range.lt !== undefined) out.lt = range.lt;
+  if (range.lte !== undefined) out.lte = range.lte;
+  return out;
+}
+
+/** Compaction may delete a file between readdir and chmod. */
+function ignoreVanished(err: NodeJS.ErrnoException): void {
+  if (err.code !== 'ENOENT') throw err;
+}

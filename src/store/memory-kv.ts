@@ -1,0 +1,178 @@
+// MemoryKv: the in-memory KvStore — a copy-on-write B+tree in UTF-8 byte order (LevelDB's order).
+// Iterators read a snapshot, as LevelDB's do, while writers carry on in O(log n) per op.
+
+import { type Branch, type BTreeNode, childIndex, lowerBound, scanRange } from './btree-cursor.js';
+import { assertValidOps } from './compare-utf8.js';
+import type { KvOp, KvRange, KvStore } from './kv.js';
+
+/** Most keys (or children) per node before it splits; fewer than MIN_FILL triggers a merge. */
+const MAX_FILL = 64;
+const MIN_FILL = 16;
+
+/** The in-memory KvStore. Data survives close()/open() of the same instance, not the process. */
+export class MemoryKv implements KvStore {
+  #root: BTreeNode = { gen: 0, keys: [], vals: [], kids: null };
+  /** Nodes with this generation may be mutated in place; older ones belong to a snapshot. */
+  #gen = 0;
+  #open = false;
+  #size = 0;
+
+  /** Number of keys stored. */
+  get size(): number {
+    return this.#size;
+  }
+
+  async open(): Promise<void> {
+    this.#open = true;
+  }
+
+  async close(): Promise<void> {
+    this.#open = false;
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    this.#assertOpen();
+    return this.#find(key);
+  }
+
+  async getMany(keys: string[]): Promise<(string | undefined)[]> {
+    this.#assertOpen();
+    return keys.map((key) => this.#find(key));
+  }
+
+  /** Validates every op, then applies all of them synchronously: atomic by construction. */
+  async batch(ops: KvOp[], _opts?: { sync?: boolean }): Promise<void> {
+    this.#assertOpen();
+    assertValidOps(ops);
+    for (const op of ops) {
+      if (op.type === 'put') this.#put(op.key, op.value);
+      else this.#del(op.key);
+    }
+  }
+
+  async *entries(range: KvRange): AsyncIterable<[string, string]> {
+    this.#assertOpen();
+    yield* scanRange(this.#snapshot(), range);
+  }
+
+  async *keys(range: KvRange): AsyncIterable<string> {
+    this.#assertOpen();
+    for (const [key] of scanRange(this.#snapshot(), range)) yield key;
+  }
+
+  #assertOpen(): void {
+    if (!this.#open) throw new Error('MemoryKv is not open');
+  }
+
+  /** Freezes the current tree for a reader: later writes copy the nodes they touch. */
+  #snapshot(): BTreeNode {
+    this.#gen++;
+    return this.#root;
+  }
+
+  #mutable<N extends BTreeNode>(node: N): N {
+    if (node.gen === this.#gen) return node;
+    return { gen: this.#gen, keys: node.keys.slice(), vals: node.vals?.slice() ?? null, kids: node.kids?.slice() ?? null } as N;
+  }
+
+  #find(key: string): string | undefined {
+    let node = this.#root;
+    while (node.kids !== null) node = node.kids[childIndex(node.keys, key)];
+    const i = lowerBound(node.keys, key);
+    return node.keys[i] === key ? node.vals[i] : undefined;
+  }
+
+  #put(key: string, value: string): void {
+    const root = this.#mutable(this.#root);
+    const sibling = this.#insert(root, key, value);
+    this.#root = sibling === null ? root : { gen: this.#gen, keys: [root.keys[0], sibling.keys[0]], vals: null, kids: [root, sibling] };
+  }
+
+  /** Inserts into a mutable node; returns the new right sibling if the node split. */
+  #insert(node: BTreeNode, key: string, value: string): BTreeNode | null {
+    if (node.kids === null) {
+      const i = lowerBound(node.keys, key);
+      if (node.keys[i] === key) {
+        node.vals[i] = value;
+        return null;
+      }
+      node.keys.splice(i, 0, key);
+      node.vals.splice(i, 0, value);
+      this.#size++;
+    } else {
+      const i = childIndex(node.keys, key);
+      const child = (node.kids[i] = this.#mutable(node.kids[i]));
+      const sibling = this.#insert(child, key, value);
+      node.keys[i] = child.keys[0];
+      if (sibling !== null) {
+        node.keys.splice(i + 1, 0, sibling.keys[0]);
+        node.kids.splice(i + 1, 0, sibling);
+      }
+    }
+    return node.keys.length > MAX_FILL ? this.#split(node) : null;
+  }
+
+  #split(node: BTreeNode): BTreeNode {
+    const half = node.keys.length >>> 1;
+    const keys = node.keys.splice(half);
+    if (node.kids === null) return { gen: this.#gen, keys, vals: node.vals.splice(half), kids: null };
+    return { gen: this.#gen, keys, vals: null, kids: node.kids.splice(half) };
+  }
+
+  #del(key: string): void {
+    if (this.#find(key) === undefined) return;
+    const root = (this.#root = this.#mutable(this.#root));
+    this.#remove(root, key);
+    this.#size--;
+    while (this.#root.kids !== null && this.#root.kids.length === 1) this.#root = this.#root.kids[0];
+  }
+
+  /** Removes a key known to exist under a mutable node, merging underfull children. */
+  #remove(node: BTreeNode, key: string): void {
+    if (node.kids === null) {
+      const i = lowerBound(node.keys, key);
+      node.keys.splice(i, 1);
+      node.vals.splice(i, 1);
+      return;
+    }
+    const i = childIndex(node.keys, key);
+    const child = (node.kids[i] = this.#mutable(node.kids[i]));
+    this.#remove(child, key);
+    if (child.keys.length >= MIN_FILL || node.kids.length === 1) {
+      if (child.keys.length > 0) node.keys[i] = child.keys[0];
+    } else {
+      this.#rebalance(node, i);
+    }
+  }
+
+  /** Merges kids[i] with a neighbour, or splits the pair evenly if together they are too big. */
+  #rebalance(parent: Branch, i: number): void {
+    const l = i + 1 < parent.kids.length ? i : i - 1;
+    const left = (parent.kids[l] = this.#mutable(parent.kids[l]));
+    const right = parent.kids[l + 1];
+    const keys = left.keys.concat(right.keys);
+    const items = itemsOf(left).concat(itemsOf(right));
+    if (keys.length <= MAX_FILL) {
+      setItems(left, keys, items);
+      parent.keys.splice(l + 1, 1);
+      parent.kids.splice(l + 1, 1);
+    } else {
+      const half = keys.length >>> 1;
+      const moved = (parent.kids[l + 1] = this.#mutable(right));
+      setItems(left, keys.slice(0, half), items.slice(0, half));
+      setItems(moved, keys.slice(half), items.slice(half));
+      parent.keys[l + 1] = moved.keys[0];
+    }
+    parent.keys[l] = left.keys[0];
+  }
+}
+
+function itemsOf(node: BTreeNode): unknown[] {
+  return node.kids === null ? node.vals : node.kids;
+}
+
+function setItems(node: BTreeNode, keys: string[], items: unknown[]): void {
+  node.keys = keys;
+  if (node.kids === null) node.vals = items as string[];
+  else node.kids = items as BTreeNode[];
+}
