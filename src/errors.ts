@@ -64,6 +64,23 @@ const CATALOGUE: Record<string, CatalogueEntry> = {
   NOT_ACCEPTABLE: { status: 406, message: 'The requested content type is not acceptable' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The content type of the request body is not supported' },
   TIMEOUT: { status: 504, message: 'The request timed out inside the controller' },
+  MFA_INVALID_TOKEN: { status: 400, message: 'The token provided was invalid' },
+  MFA_EXISTS: { status: 409, message: 'An MFA record already exists' },
+  MFA_NOT_ENROLLED: { status: 409, message: 'The identity is not enrolled in MFA' },
+  INVALID_POSTURE: { status: 409, message: 'Failed to pass posture checks' },
+  ENROLLMENT_EXISTS: { status: 409, message: 'An enrollment for the specified method already exists' },
+  ENROLLMENT_EXPIRED: { status: 400, message: 'The enrollment token has expired' },
+  INVALID_ENROLLMENT_TOKEN: { status: 400, message: 'The supplied token is not valid' },
+  CA_ALREADY_VERIFIED: { status: 409, message: 'The certificate authority has already been verified' },
+  INVALID_COMMON_NAME: { status: 400, message: 'The common name of the certificate is invalid' },
+  CERTIFICATE_FAILED_VALIDATION: { status: 400, message: 'The supplied certificate failed validation' },
+  CERT_IN_USE: { status: 409, message: 'The certificate supplied is already associated with another identity' },
+  MAX_AUTHENTICATOR_METHODS_REACHED: {
+    status: 409,
+    message: 'The identity already has an authenticator of this method; only one is allowed',
+  },
+  CAN_NOT_UPDATE_AUTHENTICATOR: { status: 409, message: 'The authenticator cannot be updated' },
+  NO_EDGE_ROUTERS_AVAILABLE: { status: 400, message: 'No edge routers are assigned and online to handle the requested connection' },
 };
 
 /** An API error with a stable code; the HTTP status and message come from the catalogue. */

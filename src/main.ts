@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:https';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { ActorHost } from './actors/actor-host.js';
+import { AuthenticatorCatalog } from './actors/authenticator-catalog.js';
 import { bootstrap } from './actors/bootstrap.js';
 import { CatalogActor } from './actors/catalog-actor.js';
 import { EntityWriter } from './actors/entity-writer.js';
@@ -74,7 +75,9 @@ export async function startNode(config: Config, logger: Logger): Promise<NodeHan
   for (const decl of RESOURCES.filter((r) => r.actor === 'entity')) {
     await actors.register(decl.entity, (id) => new IdentityActor(id, { replica, proposer, writer, pool }));
   }
-  await actors.register('catalog', (kind) => new CatalogActor(kind, writer));
+  await actors.register('catalog', (kind) =>
+    kind === 'authenticators' ? new AuthenticatorCatalog({ replica, proposer, writer, pool }) : new CatalogActor(kind, writer),
+  );
   const queries = new QueryHandler(replica, sessions);
   const querySub = await bus.serve(querySubject(nodeId), (msg) => queries.handle(msg as Record<string, unknown>));
   sessions.start((err) => log.warn('session upkeep failed', { error: err }));

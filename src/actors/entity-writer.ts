@@ -53,7 +53,9 @@ export class EntityWriter {
   }
 
   private prepare(kind: string, body: unknown, old: Entity | undefined, mode: WriteMode): Record<string, unknown> {
-    const values = validateBody(resourceOf(kind), body, mode);
+    const decl = resourceOf(kind);
+    const values = validateBody(decl, body, mode);
+    for (const [name, spec] of Object.entries(decl.fields)) if (spec.transient) delete values[name];
     PREPARE[kind]?.(values, old, mode);
     return values;
   }

@@ -18,6 +18,10 @@ export interface FieldSpec {
   type: FieldType;
   /** Must be present in create and replace bodies (absent on patch is always fine). */
   required?: boolean;
+  /** Overrides `required`: the write modes in which the field must be present. */
+  requiredOn?: readonly ('create' | 'replace')[];
+  /** Accepted in bodies but never stored as such (e.g. a password that is stored hashed). */
+  transient?: boolean;
   /** JSON null is accepted and stored as null. */
   nullable?: boolean;
   /** Stored on create/replace when the body omits the field. */

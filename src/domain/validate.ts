@@ -26,13 +26,27 @@ export function validateBody(decl: ResourceDecl, body: unknown, mode: WriteMode)
     const present = Object.prototype.hasOwnProperty.call(input, name) && input[name] !== undefined;
     if (!present) {
       if (mode === 'patch') continue;
-      if (spec.required) throw fieldError(name, null, `${name} is required`);
+      if (isRequired(spec, mode)) throw fieldError(name, null, `${name} is required`);
       if (spec.default !== undefined) out[name] = structuredClone(spec.default);
       continue;
     }
-    out[name] = checkValue(name, spec, input[name]);
+    out[name] = spec.secret ? checkSecret(name, spec, input[name]) : checkValue(name, spec, input[name]);
   }
   return out;
+}
+
+function isRequired(spec: FieldSpec, mode: WriteMode): boolean {
+  if (mode === 'patch') return false;
+  return spec.requiredOn ? spec.requiredOn.includes(mode) : Boolean(spec.required);
+}
+
+/** Secrets are validated like any value, but an error never echoes them. */
+function checkSecret(name: string, spec: FieldSpec, value: unknown): unknown {
+  try {
+    return checkValue(name, spec, value);
+  } catch (err) {
+    throw fieldError(name, '******', (err as { apiCause?: { reason?: string } }).apiCause?.reason ?? 'invalid value');
+  }
 }
 
 /** Validates one value against its spec; returns the normalised value. */

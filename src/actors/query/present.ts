@@ -25,6 +25,7 @@ export class Presenter {
     const wire = this.base(kind, record);
     if (kind === 'identities') await this.identity(wire, record);
     if (kind === 'api-sessions') await this.apiSession(wire, record);
+    if (kind === 'authenticators') await this.authenticator(wire, record);
     return wire;
   }
 
@@ -84,6 +85,20 @@ export class Presenter {
   private async hasAny(kind: string, field: string, value: string): Promise<boolean> {
     for await (const _ of this.replica.idsWhere(kind, field, value)) return true;
     return false;
+  }
+
+  private async authenticator(wire: Wire, record: Entity): Promise<void> {
+    const identity = await this.replica.get('identities', String(record.identityId));
+    wire.identity = entityRef('identities', String(record.identityId), String(identity?.name ?? ''));
+    wire.username ??= '';
+    wire.certPem ??= '';
+    wire.fingerprint ??= '';
+    wire.isIssuedByNetwork = record.isIssuedByNetwork === true;
+    wire.isExtendRequested = false;
+    wire.isKeyRollRequested = false;
+    wire.extendRequestedAt = null;
+    wire.lastAuthResolvedToRoot = false;
+    wire.lastExtendRolledKeys = false;
   }
 
   private async apiSession(wire: Wire, record: Entity): Promise<void> {

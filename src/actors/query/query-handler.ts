@@ -51,6 +51,8 @@ export class QueryHandler {
         return this.get(String(msg.kind), String(msg.id));
       case 'list':
         return this.list(String(msg.kind), (msg.params ?? {}) as ListParams, msg.scope as Scope | undefined);
+      case 'related':
+        return this.related(msg.parent as { kind: string; id: string }, String(msg.kind), String(msg.field), (msg.params ?? {}) as ListParams);
       case 'resolveSession':
         return this.resolveSession(String(msg.token ?? ''));
       case 'currentSession':
@@ -93,6 +95,12 @@ export class QueryHandler {
         },
       },
     };
+  }
+
+  /** A list scoped to one parent (e.g. an identity's authenticators); 404 when it is missing. */
+  private async related(parent: { kind: string; id: string }, kind: string, field: string, params: ListParams): Promise<unknown> {
+    if (!(await this.replica.get(parent.kind, parent.id))) throw new ApiError('NOT_FOUND');
+    return this.list(kind, params, { field, value: parent.id });
   }
 
   private async sessionOf(token: string): Promise<{ session: Entity; identity: Entity }> {

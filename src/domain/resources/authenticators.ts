@@ -1,5 +1,5 @@
 // Authenticators: how an identity proves itself (updb username/password, certificates).
-// Password hashes and salts are secret: stored, never presented.
+// Passwords arrive in bodies but are stored only as Argon2id hash + salt, never presented.
 
 import type { ResourceDecl } from '../resource.js';
 
@@ -7,13 +7,15 @@ export const authenticators: ResourceDecl = {
   kind: 'authenticators',
   entity: 'authenticator',
   actor: 'catalog',
-  description: 'Authenticators of identities',
-  ops: {},
+  description: 'Authenticators of identities (updb and certificate)',
+  ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
   fields: {
-    identityId: { type: 'string', write: 'server', filterable: true, indexed: true, ref: 'identities' },
-    method: { type: 'enum', values: ['updb', 'cert'], write: 'server', filterable: true, sortable: true },
-    username: { type: 'string', write: 'server', unique: true, filterable: true, sortable: true },
-    fingerprint: { type: 'string', write: 'server', unique: true, filterable: true },
+    method: { type: 'enum', values: ['updb', 'cert'], required: true, createOnly: true, filterable: true, sortable: true, indexed: true },
+    identityId: { type: 'string', required: true, createOnly: true, filterable: true, sortable: true, indexed: true, ref: 'identities' },
+    username: { type: 'string', requiredOn: ['replace'], minLength: 4, maxLength: 100, unique: true, filterable: true, sortable: true },
+    password: { type: 'string', requiredOn: ['replace'], minLength: 5, maxLength: 100, secret: true, transient: true },
+    certPem: { type: 'string', createOnly: true, maxLength: 65536 },
+    fingerprint: { type: 'string', write: 'server', unique: true, filterable: true, sortable: true },
     passwordHash: { type: 'string', write: 'server', secret: true },
     salt: { type: 'string', write: 'server', secret: true },
   },

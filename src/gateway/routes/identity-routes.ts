@@ -20,6 +20,14 @@ export function addIdentityRoutes(router: Router, node: NodeClient): void {
     await node.command(identities, 'enable', ctx.params.id);
     sendEmpty(ctx);
   });
+  for (const [path, kind] of [['authenticators', 'authenticators'], ['api-sessions', 'api-sessions']] as const) {
+    router.get(`/identities/:id/${path}`, async (ctx) => {
+      requireAdmin(ctx);
+      const parent = { kind: 'identities', id: ctx.params.id };
+      const page = await node.query<ListReply>({ op: 'related', parent, kind, field: 'identityId', params: listParams(ctx) });
+      sendData(ctx, page.data, page.meta);
+    });
+  }
   router.get('/identity-role-attributes', async (ctx) => {
     requireAdmin(ctx);
     const page = await node.query<ListReply>({ op: 'roleAttributes', kind: 'identities', params: listParams(ctx) });
