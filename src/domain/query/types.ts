@@ -3,17 +3,25 @@
 /** The value type of a symbol; drives how literals are compared against it. */
 export type ValueType = 'string' | 'number' | 'bool' | 'datetime' | 'any';
 
+/** What a filter may do with one symbol. */
 export interface SymbolInfo {
+  /** For a set symbol, the type of its elements. */
   type: ValueType;
   /** A set symbol (e.g. roleAttributes) may only be used inside anyOf/allOf/count/isEmpty/from. */
   set?: boolean;
-  /** May appear in `sort by`. */
+  /** May appear in `sort by`; only an explicit `false` rejects the symbol there. */
   sortable?: boolean;
+  /**
+   * For a set symbol whose elements are entities: resolves the element's symbols, enabling
+   * `from <symbol> where <query>`. Without it a subquery on the symbol is an error.
+   */
+  entity?: SymbolResolver;
 }
 
 /** Resolves a symbol name (e.g. `name`, `tags.location`); undefined means unknown symbol. */
 export type SymbolResolver = (name: string) => SymbolInfo | undefined;
 
+/** One `sort by` key. */
 export interface SortKey {
   field: string;
   direction: 'asc' | 'desc';
