@@ -15,7 +15,7 @@ export const CASCADES: Record<string, Cascade[]> = {
     { target: 'api-sessions', field: 'identityId' },
     { target: 'authenticators', field: 'identityId' },
   ],
-  authenticators: [],
+  authenticators: [{ target: 'api-sessions', field: 'authenticatorId' }],
 };
 
 /** Throws when the entity may not be deleted through the API. */

@@ -11,7 +11,7 @@ export const apiSessions: ResourceDecl = {
   fields: {
     identityId: { type: 'string', write: 'server', filterable: true, sortable: true, indexed: true, ref: 'identities' },
     tokenHash: { type: 'string', write: 'server', unique: true, secret: true },
-    authenticatorId: { type: 'string', write: 'server', filterable: true },
+    authenticatorId: { type: 'string', write: 'server', filterable: true, indexed: true },
     ipAddress: { type: 'string', write: 'server', filterable: true, sortable: true },
     configTypes: { type: 'stringList', write: 'server' },
     isMfaRequired: { type: 'boolean', write: 'server', filterable: true },

@@ -1,0 +1,55 @@
+// Service information: /, /version, /enumerated-capabilities, /specs and /summary.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { TestNode } from '../../support/test-node.js';
+
+export function infoSuite(node: () => TestNode): void {
+  describe('service information', () => {
+    it('GET /version names both APIs without authentication', async () => {
+      const res = await node().mgmt.get('/version');
+      assert.equal(res.status, 200);
+      const versions = res.body.data.apiVersions;
+      assert.equal(versions.edge.v1.path, '/edge/client/v1');
+      assert.equal(versions['edge-management'].v1.path, '/edge/management/v1');
+      assert.ok(versions['edge-management'].v1.apiBaseUrls[0].startsWith('https://'));
+      assert.ok(res.body.data.version);
+    });
+
+    it('GET / answers like /version on both APIs', async () => {
+      for (const api of [node().mgmt, node().client]) {
+        const res = await api.get('/');
+        assert.equal(res.status, 200);
+        assert.ok(res.body.data.apiVersions);
+      }
+    });
+
+    it('GET /enumerated-capabilities lists capability names', async () => {
+      const res = await node().mgmt.get('/enumerated-capabilities');
+      assert.equal(res.status, 200);
+      assert.ok(Array.isArray(res.body.data));
+    });
+
+    it('serves its own API document under /specs', async () => {
+      const list = await node().mgmt.get('/specs');
+      assert.equal(list.body.data[0].id, 'edge-management');
+      const detail = await node().mgmt.get('/specs/edge-management');
+      assert.equal(detail.body.data.id, 'edge-management');
+      const doc = await node().mgmt.get('/specs/edge-management/spec');
+      assert.equal(doc.body.data.swagger, '2.0');
+      assert.equal(doc.body.data.basePath, '/edge/management/v1');
+      assert.ok(doc.body.data.paths['/identities'].get);
+      assert.ok(doc.body.data.paths['/identities/{id}'].patch);
+      assert.equal((await node().mgmt.get('/specs/nope')).status, 404);
+    });
+
+    it('GET /summary counts resources (admin)', async () => {
+      const res = await node().mgmt.get('/summary', node().adminToken);
+      assert.equal(res.status, 200);
+      assert.ok(res.body.data.identities >= 1);
+      assert.equal(res.body.data.identityTypes, 2);
+      const list = await node().mgmt.get('/identities?limit=1', node().adminToken);
+      assert.equal(res.body.data.identities, list.body.meta.pagination.totalCount);
+    });
+  });
+}

@@ -1,0 +1,143 @@
+// Starts a real node in-process for API tests (HTTPS, LevelDB in a temp dir, memory or NATS
+// bus) and gives tests a small fetch-based client that trusts the node's own CA.
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent } from 'undici';
+import { DEFAULTS, type Config } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { startNode, type NodeHandle } from '../../src/main.js';
+
+export const ADMIN = { username: 'admin', password: 'admin-secret-pw' };
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON body (undefined when the body is empty or not JSON). */
+  body: any;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Raw body text, sent as is (for malformed-JSON tests). */
+  raw?: string;
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+export class ApiClient {
+  constructor(
+    readonly base: string,
+    private readonly dispatcher: Agent,
+  ) {}
+
+  async request(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse> {
+    const headers: Record<string, string> = { ...opts.headers };
+    let body: string | undefined;
+    if (opts.raw !== undefined) body = opts.raw;
+    else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+      headers['content-type'] = 'application/json';
+    }
+    if (opts.token) headers['zt-session'] = opts.token;
+    const res = await fetch(`${this.base}${path}`, { method, headers, body, dispatcher: this.dispatcher } as RequestInit);
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  }
+
+  get(path: string, token?: string) {
+    return this.request('GET', path, { token });
+  }
+
+  post(path: string, body: unknown, token?: string) {
+    return this.request('POST', path, { body, token });
+  }
+
+  put(path: string, body: unknown, token?: string) {
+    return this.request('PUT', path, { body, token });
+  }
+
+  patch(path: string, body: unknown, token?: string) {
+    return this.request('PATCH', path, { body, token });
+  }
+
+  delete(path: string, token?: string) {
+    return this.request('DELETE', path, { token });
+  }
+
+  /** Password login; returns the zt-session token. */
+  async login(username: string, password: string): Promise<string> {
+    const res = await this.post('/authenticate?method=password', { username, password });
+    if (res.status !== 200) throw new Error(`login as ${username} failed: ${res.status} ${res.text}`);
+    return res.headers.get('zt-session')!;
+  }
+}
+
+export interface TestNode {
+  handle: NodeHandle;
+  dataDir: string;
+  mgmt: ApiClient;
+  client: ApiClient;
+  adminToken: string;
+  /** Creates a non-admin identity with a updb authenticator and returns its id and token. */
+  createUser(name: string, opts?: { isAdmin?: boolean; password?: string }): Promise<{ id: string; token: string; username: string }>;
+  close(): Promise<void>;
+}
+
+export interface TestNodeOptions {
+  natsUrl?: string;
+  dataDir?: string;
+  config?: Partial<Config>;
+}
+
+export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNode> {
+  const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'weft-api-')));
+  const config: Config = {
+    ...DEFAULTS,
+    listen: '127.0.0.1:0',
+    grpcListen: '127.0.0.1:0',
+    dataDir,
+    adminUsername: ADMIN.username,
+    adminPassword: ADMIN.password,
+    natsUrl: opts.natsUrl,
+    workerThreads: 2,
+    logLevel: 'silent',
+    ...opts.config,
+  };
+  const handle = await startNode(config, createLogger('silent'));
+  const dispatcher = new Agent({ connect: { ca: handle.caPem } });
+  const mgmt = new ApiClient(`${handle.url}/edge/management/v1`, dispatcher);
+  const client = new ApiClient(`${handle.url}/edge/client/v1`, dispatcher);
+  const adminToken = await mgmt.login(ADMIN.username, ADMIN.password);
+  let users = 0;
+  return {
+    handle,
+    dataDir,
+    mgmt,
+    client,
+    adminToken,
+    async createUser(name, userOpts = {}) {
+      const created = await mgmt.post('/identities', { name, type: 'User', isAdmin: userOpts.isAdmin ?? false }, adminToken);
+      if (created.status !== 201) throw new Error(`create identity failed: ${created.text}`);
+      const id = created.body.data.id as string;
+      const username = `user-${++users}-${id}`;
+      const password = userOpts.password ?? 'user-password-1';
+      const auth = await mgmt.post('/authenticators', { method: 'updb', identityId: id, username, password }, adminToken);
+      if (auth.status !== 201) throw new Error(`create authenticator failed: ${auth.text}`);
+      return { id, username, token: await mgmt.login(username, password) };
+    },
+    async close() {
+      await handle.close();
+      await dispatcher.close();
+      if (!opts.dataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
