@@ -1,0 +1,66 @@
+// Sliding API-session expiry: activity extends a session, idle ones are swept, activity is
+// flushed to the log so restarts and other nodes see it.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Proposer } from '../../../src/actors/proposer.js';
+import { SessionKeeper } from '../../../src/actors/session-keeper.js';
+import type { Command, Entity } from '../../../src/domain/commands.js';
+import { MemoryLog } from '../../../src/log/memory-log.js';
+import { MemoryKv } from '../../../src/store/memory-kv.js';
+import { Replica } from '../../../src/store/replica.js';
+
+async function setup() {
+  const kv = new MemoryKv();
+  await kv.open();
+  const replica = new Replica(kv);
+  await replica.open();
+  const log = new MemoryLog<Command>();
+  await log.open();
+  log.follow(0, (e) => replica.apply(e));
+  const proposer = new Proposer(log, replica, 'test');
+  const at = '2026-01-01T00:00:00.000Z';
+  const base = (id: string, fields: Record<string, unknown>): Entity => ({ id, createdAt: at, updatedAt: at, tags: {}, ...fields });
+  await proposer.propose([
+    { op: 'create', kind: 'identity-types', record: base('Default', { name: 'Default' }) },
+    { op: 'create', kind: 'auth-policies', record: base('default', { name: 'Default', primary: {}, secondary: {} }) },
+    { op: 'create', kind: 'identities', record: base('i1', { name: 'one', typeId: 'Default', isAdmin: false, authPolicyId: 'default', roleAttributes: [] }) },
+    { op: 'create', kind: 'api-sessions', record: base('s1', { identityId: 'i1', tokenHash: 'h1', lastActivityAt: at }) },
+    { op: 'create', kind: 'api-sessions', record: base('s2', { identityId: 'i1', tokenHash: 'h2', lastActivityAt: at }) },
+  ]);
+  const keeper = new SessionKeeper(replica, proposer, { timeoutMinutes: 30 });
+  return { replica, keeper, at: Date.parse(at) };
+}
+
+describe('SessionKeeper', () => {
+  it('computes expiry as last activity plus the timeout', async () => {
+    const { replica, keeper, at } = await setup();
+    const s1 = (await replica.get('api-sessions', 's1'))!;
+    assert.equal(keeper.expiresAt(s1), at + 30 * 60_000);
+    assert.equal(keeper.isExpired(s1, at + 29 * 60_000), false);
+    assert.equal(keeper.isExpired(s1, at + 30 * 60_000), true);
+  });
+
+  it('slides the expiry on activity', async () => {
+    const { replica, keeper, at } = await setup();
+    keeper.touch('s1', at + 20 * 60_000);
+    const s1 = (await replica.get('api-sessions', 's1'))!;
+    assert.equal(keeper.isExpired(s1, at + 45 * 60_000), false);
+  });
+
+  it('sweeps idle sessions and keeps active ones', async () => {
+    const { replica, keeper, at } = await setup();
+    keeper.touch('s1', at + 20 * 60_000);
+    await keeper.sweep(at + 40 * 60_000);
+    assert.ok(await replica.get('api-sessions', 's1'));
+    assert.equal(await replica.get('api-sessions', 's2'), undefined);
+  });
+
+  it('flushes activity into the replicated record', async () => {
+    const { replica, keeper, at } = await setup();
+    keeper.touch('s2', at + 10 * 60_000);
+    await keeper.flush();
+    const s2 = (await replica.get('api-sessions', 's2'))!;
+    assert.equal(s2.lastActivityAt, new Date(at + 10 * 60_000).toISOString());
+  });
+});
