@@ -8,11 +8,9 @@ import { createServer, type Server } from 'node:https';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { ActorHost } from './actors/actor-host.js';
-import { AuthenticatorCatalog } from './actors/authenticator-catalog.js';
+import { createCatalogActor, createEntityActor, type ActorDeps } from './actors/actor-factory.js';
 import { bootstrap } from './actors/bootstrap.js';
-import { CatalogActor } from './actors/catalog-actor.js';
 import { EntityWriter } from './actors/entity-writer.js';
-import { IdentityActor } from './actors/identity-actor.js';
 import { Proposer } from './actors/proposer.js';
 import { QueryHandler } from './actors/query/query-handler.js';
 import { SessionKeeper } from './actors/session-keeper.js';
@@ -72,12 +70,16 @@ export async function startNode(config: Config, logger: Logger): Promise<NodeHan
   const writer = new EntityWriter(replica, proposer);
   const sessions = new SessionKeeper(replica, proposer, { timeoutMinutes: config.sessionTimeoutMinutes });
   const actors = new ActorHost(bus, { mailboxSize: config.mailboxSize, maxInFlight: 10_000 });
+  const advertised = config.advertise ?? config.listen;
+  const baseUrl = `https://${advertised}`;
+  const deps: ActorDeps = {
+    replica, proposer, writer, pool, nodeId, baseUrl,
+    signer: { caCertPem: tls.caPem, caKeyPem: tls.caKeyPem },
+  };
   for (const decl of RESOURCES.filter((r) => r.actor === 'entity')) {
-    await actors.register(decl.entity, (id) => new IdentityActor(id, { replica, proposer, writer, pool }));
+    await actors.register(decl.entity, (id) => createEntityActor(decl.entity, id, deps));
   }
-  await actors.register('catalog', (kind) =>
-    kind === 'authenticators' ? new AuthenticatorCatalog({ replica, proposer, writer, pool }) : new CatalogActor(kind, writer),
-  );
+  await actors.register('catalog', (kind) => createCatalogActor(kind, deps));
   const queries = new QueryHandler(replica, sessions);
   const querySub = await bus.serve(querySubject(nodeId), (msg) => queries.handle(msg as Record<string, unknown>));
   sessions.start((err) => log.warn('session upkeep failed', { error: err }));
@@ -89,11 +91,10 @@ export async function startNode(config: Config, logger: Logger): Promise<NodeHan
     passwordFile: join(dataDir, 'admin-password'),
   });
 
-  const advertised = config.advertise ?? config.listen;
   const app = createGateway({
     bus,
     nodeId,
-    baseUrl: () => `https://${advertised}`,
+    baseUrl: () => baseUrl,
     logError: (entry) => (entry.status >= 500 ? log.error('request failed', entry) : log.debug('request refused', entry)),
     onRequest: (entry) => log.debug('request', entry),
   });
@@ -148,9 +149,9 @@ async function loadTls(config: Config, dataDir: string, host: string) {
   const pki = await ensureNodePki({ dir: pkiDir, hostnames, ips });
   if (config.tlsCert && config.tlsKey) {
     const files = await loadTlsFiles(config.tlsCert, config.tlsKey);
-    return { certPem: files.certPem, keyPem: files.keyPem, caPem: pki.caCertPem };
+    return { certPem: files.certPem, keyPem: files.keyPem, caPem: pki.caCertPem, caKeyPem: pki.caKeyPem };
   }
-  return { certPem: pki.serverCertPem, keyPem: pki.serverKeyPem, caPem: pki.caCertPem };
+  return { certPem: pki.serverCertPem, keyPem: pki.serverKeyPem, caPem: pki.caCertPem, caKeyPem: pki.caKeyPem };
 }
 
 async function readOrCreateNodeId(dataDir: string): Promise<string> {

@@ -9,6 +9,8 @@ export class CatalogActor implements Actor {
   constructor(
     private readonly kind: string,
     private readonly writer: EntityWriter,
+    /** Set when this actor serves one entity of the kind (entity families). */
+    private readonly entityId?: string,
   ) {}
 
   isIdle(): boolean {
@@ -16,7 +18,7 @@ export class CatalogActor implements Actor {
   }
 
   async handle(msg: ActorMessage): Promise<unknown> {
-    const id = String(msg.id ?? '');
+    const id = this.entityId ?? String(msg.id ?? '');
     switch (msg.op) {
       case 'create':
         return this.writer.create(this.kind, id, msg.body);

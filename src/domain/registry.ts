@@ -7,8 +7,30 @@ import { authPolicies } from './resources/auth-policies.js';
 import { authenticators } from './resources/authenticators.js';
 import { identities } from './resources/identities.js';
 import { identityTypes } from './resources/identity-types.js';
+import { configTypes } from './resources/config-types.js';
+import { configs } from './resources/configs.js';
+import { edgeRouters } from './resources/edge-routers.js';
+import { edgeRouterPolicies, serviceEdgeRouterPolicies, servicePolicies } from './resources/policies.js';
+import { postureChecks } from './resources/posture-checks.js';
+import { routers } from './resources/routers.js';
+import { services } from './resources/services.js';
 
-export const RESOURCES: readonly ResourceDecl[] = [identities, identityTypes, apiSessions, authenticators, authPolicies];
+export const RESOURCES: readonly ResourceDecl[] = [
+  identities,
+  identityTypes,
+  apiSessions,
+  authenticators,
+  authPolicies,
+  configTypes,
+  configs,
+  services,
+  edgeRouters,
+  routers,
+  edgeRouterPolicies,
+  serviceEdgeRouterPolicies,
+  servicePolicies,
+  postureChecks,
+];
 
 const BY_KIND = new Map(RESOURCES.map((r) => [r.kind, r]));
 

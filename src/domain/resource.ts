@@ -48,6 +48,11 @@ export interface FieldSpec {
   values?: readonly string[];
   /** The kind this field's id refers to. */
   ref?: string;
+  /** For policy role lists: the kind whose entities `#attr` / `@id` entries select. */
+  roles?: string;
+  /** The error code used when a delete is refused because this reference exists (default 409
+   * CAN_NOT_DELETE_REFERENCED_ENTITY). */
+  refConflictCode?: string;
   /** Property schemas for `object` fields; unknown properties are rejected when present. */
   properties?: Record<string, FieldSpec>;
   description?: string;
@@ -70,6 +75,15 @@ export interface ResourceDecl {
   fields: Record<string, FieldSpec>;
   /** Short description for the served API document. */
   description: string;
+  /** Entities of this kind are selected by policies through `roleAttributes` and `@id`. */
+  selectable?: boolean;
+}
+
+/** The role-list fields of a policy kind, each with the kind it selects. */
+export function roleFields(decl: ResourceDecl): [field: string, target: string][] {
+  return Object.entries(decl.fields)
+    .filter(([, f]) => f.roles !== undefined)
+    .map(([name, f]) => [name, f.roles!]);
 }
 
 /** Fields every entity has; merged into each declaration by `fieldsOf`. */

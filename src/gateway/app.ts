@@ -5,16 +5,13 @@ import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Bus } from '../bus/bus.js';
-import { RESOURCES } from '../domain/registry.js';
 import { ApiError } from '../errors.js';
 import { bodyMiddleware } from './middleware/body.js';
 import { errorMiddleware, type ErrorLogger } from './middleware/errors.js';
 import { sessionMiddleware } from './middleware/session.js';
 import { NodeClient } from './node-client.js';
-import { addAuthRoutes } from './routes/auth-routes.js';
-import { addIdentityRoutes } from './routes/identity-routes.js';
-import { addInfoRoutes, CLIENT_PATH, MANAGEMENT_PATH, PRODUCT_VERSION, type BaseUrl } from './routes/info-routes.js';
-import { addResourceRoutes } from './routes/resource-routes.js';
+import { addClientRoutes, addManagementRoutes } from './routes/index.js';
+import { CLIENT_PATH, MANAGEMENT_PATH, PRODUCT_VERSION, type BaseUrl } from './routes/info-routes.js';
 
 export interface GatewayOptions {
   bus: Bus;
@@ -43,14 +40,9 @@ export function createGateway(opts: GatewayOptions): Koa {
   app.use(sessionMiddleware(node));
 
   const management = new Router({ prefix: MANAGEMENT_PATH });
-  addInfoRoutes(management, node, opts.baseUrl);
-  addAuthRoutes(management, node);
-  addIdentityRoutes(management, node);
-  for (const decl of RESOURCES) addResourceRoutes(management, node, decl);
-
+  addManagementRoutes(management, node, opts.baseUrl);
   const client = new Router({ prefix: CLIENT_PATH });
-  addInfoRoutes(client, node, opts.baseUrl);
-  addAuthRoutes(client, node);
+  addClientRoutes(client, node, opts.baseUrl);
 
   for (const router of [management, client]) {
     app.use(router.routes());

@@ -7,7 +7,7 @@ import { resourceOf } from '../../domain/registry.js';
 import { fieldsOf } from '../../domain/resource.js';
 import type { Replica } from '../../store/replica.js';
 
-type Wire = Record<string, unknown>;
+export type Wire = Record<string, unknown>;
 
 export function selfLink(kind: string, id: string): { self: { href: string } } {
   return { self: { href: `./${kind}/${encodeURIComponent(id)}` } };
@@ -18,19 +18,38 @@ export function entityRef(kind: string, id: string, name: string): Wire {
   return { _links: selfLink(kind, id), entity: resourceOf(kind).entity, id, name };
 }
 
-export class Presenter {
-  constructor(private readonly replica: Replica) {}
+/** Who is reading, for fields that depend on the caller (e.g. a service's permissions). */
+export interface Viewer {
+  identityId?: string;
+  /** `configTypes` requested for service `config` maps (ids, or 'all'). */
+  configTypes?: string[];
+}
 
-  async present(kind: string, record: Entity): Promise<Wire> {
+/** Adds kind-specific fields to a presented record. */
+export type Decorator = (wire: Wire, record: Entity, ctx: { replica: Replica; viewer: Viewer }) => Promise<void>;
+
+export class Presenter {
+  private readonly decorators = new Map<string, Decorator>();
+
+  constructor(private readonly replica: Replica) {
+    this.decorators.set('identities', (w, r) => this.identity(w, r));
+    this.decorators.set('api-sessions', (w, r) => this.apiSession(w, r));
+    this.decorators.set('authenticators', (w, r) => this.authenticator(w, r));
+  }
+
+  /** Registers the decorator of a kind (one per kind). */
+  decorate(kind: string, decorator: Decorator): void {
+    this.decorators.set(kind, decorator);
+  }
+
+  async present(kind: string, record: Entity, viewer: Viewer = {}): Promise<Wire> {
     const wire = this.base(kind, record);
-    if (kind === 'identities') await this.identity(wire, record);
-    if (kind === 'api-sessions') await this.apiSession(wire, record);
-    if (kind === 'authenticators') await this.authenticator(wire, record);
+    await this.decorators.get(kind)?.(wire, record, { replica: this.replica, viewer });
     return wire;
   }
 
-  async presentAll(kind: string, records: Entity[]): Promise<Wire[]> {
-    return Promise.all(records.map((r) => this.present(kind, r)));
+  async presentAll(kind: string, records: Entity[], viewer: Viewer = {}): Promise<Wire[]> {
+    return Promise.all(records.map((r) => this.present(kind, r, viewer)));
   }
 
   private base(kind: string, record: Entity): Wire {

@@ -10,6 +10,7 @@ export const identities: ResourceDecl = {
   kind: 'identities',
   entity: 'identity',
   actor: 'entity',
+  selectable: true,
   description: 'Identities: the users, devices and services that authenticate to the network',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
   fields: {

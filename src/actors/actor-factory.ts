@@ -1,0 +1,46 @@
+// Which actor serves which key: one place that maps an actor family and key to its behaviour.
+// Entity families are keyed by entity id; the catalog family by resource kind.
+
+import type { Replica } from '../store/replica.js';
+import type { WorkerPool } from '../workers/pool.js';
+import type { Actor } from './actor-host.js';
+import { AuthenticatorCatalog } from './authenticator-catalog.js';
+import { CatalogActor } from './catalog-actor.js';
+import type { EntityWriter } from './entity-writer.js';
+import { IdentityActor } from './identity-actor.js';
+import type { Proposer } from './proposer.js';
+
+/** Everything an actor may use. Actors get the whole set; each takes what it needs. */
+export interface ActorDeps {
+  replica: Replica;
+  proposer: Proposer;
+  writer: EntityWriter;
+  pool: WorkerPool;
+  /** This node's id and its advertised API base URL (for enrollment JWTs and links). */
+  nodeId: string;
+  baseUrl: string;
+  /** The node's signing material (PEM), used for enrollment JWTs and client certificates. */
+  signer: { caCertPem: string; caKeyPem: string };
+}
+
+/** The actor for an entity-family key (`identity` → id). */
+export function createEntityActor(family: string, id: string, deps: ActorDeps): Actor {
+  switch (family) {
+    case 'identity':
+      return new IdentityActor(id, deps);
+    case 'service':
+      return new CatalogActor('services', deps.writer, id);
+    default:
+      throw new Error(`no actor for family ${family}`);
+  }
+}
+
+/** The catalog actor for a resource kind. */
+export function createCatalogActor(kind: string, deps: ActorDeps): Actor {
+  switch (kind) {
+    case 'authenticators':
+      return new AuthenticatorCatalog(deps);
+    default:
+      return new CatalogActor(kind, deps.writer);
+  }
+}

@@ -1,0 +1,20 @@
+// Configs: named data of a config type, validated against the type's schema; services
+// reference them.
+
+import type { ResourceDecl } from '../resource.js';
+
+export const configs: ResourceDecl = {
+  kind: 'configs',
+  entity: 'config',
+  actor: 'catalog',
+  description: 'Configs: typed data attached to services',
+  ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
+  fields: {
+    name: { type: 'string', required: true, unique: true, filterable: true, sortable: true, minLength: 1, maxLength: 1024 },
+    configTypeId: {
+      type: 'string', required: true, createOnly: true, filterable: true, sortable: true, indexed: true,
+      ref: 'config-types', refConflictCode: 'CONFLICT_CANNOT_MODIFY_REFERENCED',
+    },
+    data: { type: 'object', required: true },
+  },
+};

@@ -1,0 +1,30 @@
+// Edge routers: the routers endpoints connect through. Selected by edge router policies and
+// service edge router policies; enrolled with a one-time JWT.
+
+import type { ResourceDecl } from '../resource.js';
+
+export const edgeRouters: ResourceDecl = {
+  kind: 'edge-routers',
+  entity: 'edge-router',
+  actor: 'catalog',
+  selectable: true,
+  description: 'Edge routers',
+  ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
+  fields: {
+    name: { type: 'string', required: true, unique: true, filterable: true, sortable: true, minLength: 1, maxLength: 1024 },
+    roleAttributes: { type: 'stringList', default: [], filterable: true, indexed: true, maxLength: 1024 },
+    cost: { type: 'integer', min: 0, max: 65535, default: 0, filterable: true, sortable: true },
+    isTunnelerEnabled: { type: 'boolean', default: false, filterable: true, sortable: true, indexed: true },
+    noTraversal: { type: 'boolean', default: false, filterable: true, sortable: true },
+    disabled: { type: 'boolean', default: false, filterable: true, sortable: true },
+    appData: { type: 'tags', nullable: true, default: {} },
+    ctrlChanListeners: { type: 'object', default: {} },
+    isVerified: { type: 'boolean', write: 'server', default: false, filterable: true, sortable: true },
+    fingerprint: { type: 'string', write: 'server', nullable: true, filterable: true },
+    certPem: { type: 'string', write: 'server', nullable: true },
+    enrollmentToken: { type: 'string', write: 'server', nullable: true, unique: true, secret: true },
+    enrollmentJwt: { type: 'string', write: 'server', nullable: true },
+    enrollmentCreatedAt: { type: 'datetime', write: 'server', nullable: true },
+    enrollmentExpiresAt: { type: 'datetime', write: 'server', nullable: true },
+  },
+};

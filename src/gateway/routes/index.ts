@@ -1,0 +1,21 @@
+// Every route module of the two APIs, in one list: adding a module = one line here.
+
+import type Router from '@koa/router';
+import { RESOURCES } from '../../domain/registry.js';
+import type { NodeClient } from '../node-client.js';
+import { addAuthRoutes } from './auth-routes.js';
+import { addIdentityRoutes } from './identity-routes.js';
+import { addInfoRoutes, type BaseUrl } from './info-routes.js';
+import { addResourceRoutes } from './resource-routes.js';
+
+export function addManagementRoutes(router: Router, node: NodeClient, baseUrl: BaseUrl): void {
+  addInfoRoutes(router, node, baseUrl);
+  addAuthRoutes(router, node);
+  addIdentityRoutes(router, node);
+  for (const decl of RESOURCES) addResourceRoutes(router, node, decl);
+}
+
+export function addClientRoutes(router: Router, node: NodeClient, baseUrl: BaseUrl): void {
+  addInfoRoutes(router, node, baseUrl);
+  addAuthRoutes(router, node);
+}
