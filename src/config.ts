@@ -124,6 +124,8 @@ function parseFlags(argv: string[]): Map<string, string> {
     }
     if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument ${arg} (see --help)`);
     const eq = arg.indexOf('=');
+    const name = eq > 0 ? arg.slice(2, eq) : arg.slice(2);
+    if (!KEYS.some((k) => k.flag === name)) throw new ConfigError(`unknown flag --${name} (see --help)`);
     if (eq > 0) {
       flags.set(arg.slice(2, eq), arg.slice(eq + 1));
     } else {
@@ -143,7 +145,7 @@ function convert(spec: KeySpec, raw: string): unknown {
     if (!LEVELS.includes(raw)) throw new ConfigError(`${name} must be one of ${LEVELS.join(', ')}`);
     return raw;
   }
-  const n = Number(raw);
+  const n = /^-?\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isInteger(n) || n < (spec.min ?? -Infinity) || n > (spec.max ?? Infinity)) {
     throw new ConfigError(`${name} must be an integer from ${spec.min} to ${spec.max}, got ${JSON.stringify(raw)}`);
   }

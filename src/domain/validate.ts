@@ -30,6 +30,9 @@ export function validateBody(decl: ResourceDecl, body: unknown, mode: WriteMode)
       if (spec.default !== undefined) out[name] = structuredClone(spec.default);
       continue;
     }
+    if (input[name] === null && !spec.nullable && isRequired(spec, mode)) {
+      throw fieldError(name, spec.secret ? '******' : null, `${name} is required`);
+    }
     out[name] = spec.secret ? checkSecret(name, spec, input[name]) : checkValue(name, spec, input[name]);
   }
   return out;
@@ -91,8 +94,16 @@ function typeError(path: string, value: unknown, expected: string) {
   return fieldError(path, value, `${path} in body must be of type ${expected}`);
 }
 
+/** A lone UTF-16 surrogate cannot be stored or indexed: it is not text. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function checkText(path: string, value: string): void {
+  if (LONE_SURROGATE.test(value)) throw fieldError(path, value.replace(LONE_SURROGATE, '\ufffd'), `${path} must be well-formed Unicode text`);
+}
+
 function checkString(path: string, spec: FieldSpec, value: unknown): string {
   if (typeof value !== 'string') throw typeError(path, value, 'string');
+  checkText(path, value);
   const length = [...value].length;
   if (spec.minLength !== undefined && length < spec.minLength) {
     throw fieldError(path, value, `${path} should be at least ${spec.minLength} chars long`);
@@ -122,6 +133,8 @@ function checkStringList(path: string, spec: FieldSpec, value: unknown): string[
 function checkTags(path: string, value: unknown): Record<string, unknown> {
   if (typeof value !== 'object' || Array.isArray(value) || value === null) throw typeError(path, value, 'object');
   for (const [key, item] of Object.entries(value)) {
+    checkText(`${path}.${key}`, key);
+    if (typeof item === 'string') checkText(`${path}.${key}`, item);
     const ok = item === null || ['string', 'boolean', 'number'].includes(typeof item);
     if (!ok) throw fieldError(`${path}.${key}`, item, 'tag values must be null, string, number or boolean');
   }

@@ -54,7 +54,8 @@ export class Replica {
     return this.applied;
   }
 
-  /** Applies one log entry; called in log order by the apply loop. */
+  /** Applies one log entry; called in log order by the apply loop. A command whose writes the
+   * store refuses is rejected like any other: the loop never stops on one entry. */
   async apply(entry: LogEntry<Command>): Promise<void> {
     if (entry.seq <= this.applied) return;
     const tx = new Transaction(this.kv);
@@ -62,44 +63,40 @@ export class Replica {
     let deltas = new Map<string, number>();
     try {
       deltas = await applyCommand(tx, entry.command);
+      this.stageCounts(tx, deltas);
+      tx.put(APPLIED_SEQ_KEY, String(entry.seq));
+      await this.kv.batch(tx.ops());
     } catch (err) {
-      tx.clear();
       deltas = new Map();
       result = { ok: false, error: toApiError(err).toWire() };
+      await this.kv.batch([{ type: 'put', key: APPLIED_SEQ_KEY, value: String(entry.seq) }]);
     }
-    for (const [kind, delta] of deltas) {
-      const next = (this.counts.get(kind) ?? 0) + delta;
-      this.counts.set(kind, next);
-      tx.put(countKey(kind), String(next));
-    }
-    tx.put(APPLIED_SEQ_KEY, String(entry.seq));
-    await this.kv.batch(tx.ops());
+    for (const [kind, delta] of deltas) this.counts.set(kind, (this.counts.get(kind) ?? 0) + delta);
     this.applied = entry.seq;
     this.settle(entry.seq, result);
     this.events.emit('applied', { seq: entry.seq, command: entry.command, result } satisfies AppliedEvent);
   }
 
+  private stageCounts(tx: Transaction, deltas: Map<string, number>): void {
+    for (const [kind, delta] of deltas) tx.put(countKey(kind), String((this.counts.get(kind) ?? 0) + delta));
+  }
+
   private settle(seq: number, result: ApplyResult): void {
-    const waiting = this.waiters.get(seq);
-    if (waiting) {
-      this.waiters.delete(seq);
-      for (const resolve of waiting) resolve(result);
-      return;
-    }
     this.results.set(seq, result);
     if (this.results.size > RESULTS_KEPT) {
       const oldest = this.results.keys().next().value;
       if (oldest !== undefined) this.results.delete(oldest);
     }
+    const waiting = this.waiters.get(seq);
+    if (!waiting) return;
+    this.waiters.delete(seq);
+    for (const resolve of waiting) resolve(result);
   }
 
   /** Resolves with the result of `seq` once this replica has applied it (read-your-writes). */
   waitFor(seq: number, timeoutMs = 10_000): Promise<ApplyResult> {
     const known = this.results.get(seq);
-    if (known) {
-      this.results.delete(seq);
-      return Promise.resolve(known);
-    }
+    if (known) return Promise.resolve(known);
     if (seq <= this.applied) return Promise.resolve({ ok: true });
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new ApiError('TIMEOUT')), timeoutMs);

@@ -33,12 +33,25 @@ export class Transaction {
     return [...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   }
 
+  /** Entries in [gt, lt) as the transaction sees them, in key order. Meant for modest ranges
+   * (the policies of one kind), since the range is gathered before it is returned. */
+  async entriesIn(range: { gt: string; lt: string }): Promise<[string, string][]> {
+    const entries = new Map<string, string>();
+    for await (const [key, value] of this.kv.entries(range)) entries.set(key, value);
+    for (const [key, value] of this.writes) {
+      if (key <= range.gt || key >= range.lt) continue;
+      if (value === null) entries.delete(key);
+      else entries.set(key, value);
+    }
+    return [...entries].sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  }
+
   /** True when some key in the range exists as the transaction sees it. */
   async anyIn(range: { gt: string; lt: string }): Promise<boolean> {
     for (const [key, value] of this.writes) {
       if (key > range.gt && key < range.lt && value !== null) return true;
     }
-    for await (const key of this.kv.keys({ ...range, limit: 8 })) {
+    for await (const key of this.kv.keys(range)) {
       if (this.writes.get(key) !== null) return true;
     }
     return false;

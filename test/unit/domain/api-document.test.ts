@@ -137,8 +137,8 @@ describe('buildApiDocument', () => {
 
   it('leaves out resources with no declared operations', () => {
     const doc = build();
-    assert.equal(doc.paths['/authenticators'], undefined);
-    assert.equal(doc.definitions.authenticatorDetail, undefined);
+    assert.equal(doc.paths['/identity-service-configs'], undefined);
+    assert.equal(doc.definitions.identityServiceConfigDetail, undefined);
   });
 
   it('merges extraPaths into paths', () => {
