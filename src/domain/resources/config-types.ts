@@ -1,4 +1,5 @@
-// Config types: a name and a JSON Schema that configs of the type are validated against.
+// Config types: a name and a JSON Schema that configs of the type are validated against. The
+// schema itself is checked (compiled) by the config-types catalog actor before a write.
 
 import type { ResourceDecl } from '../resource.js';
 
@@ -10,7 +11,8 @@ export const configTypes: ResourceDecl = {
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
   fields: {
     name: { type: 'string', required: true, unique: true, filterable: true, sortable: true, minLength: 1, maxLength: 1024 },
-    schema: { type: 'object', default: {} },
-    target: { type: 'string', nullable: true, default: null, filterable: true },
+    schema: { type: 'object', default: {}, description: 'A JSON Schema (draft-07, 2019-09 or 2020-12) configs must match' },
+    // Upstream's update and patch bodies have no target: it is fixed at create (default service).
+    target: { type: 'enum', values: ['service', 'router'], default: 'service', createOnly: true, filterable: true, sortable: true },
   },
 };

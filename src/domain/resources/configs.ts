@@ -1,5 +1,5 @@
-// Configs: named data of a config type, validated against the type's schema; services
-// reference them.
+// Configs: named data of a config type, validated against the type's schema (by the configs
+// catalog actor); services reference them by id in their `configs` list.
 
 import type { ResourceDecl } from '../resource.js';
 
@@ -15,6 +15,6 @@ export const configs: ResourceDecl = {
       type: 'string', required: true, createOnly: true, filterable: true, sortable: true, indexed: true,
       ref: 'config-types', refConflictCode: 'CONFLICT_CANNOT_MODIFY_REFERENCED',
     },
-    data: { type: 'object', required: true },
+    data: { type: 'object', required: true, description: 'Data matching the config type schema' },
   },
 };
