@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:https';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { ActorHost } from './actors/actor-host.js';
+import { certFingerprint, NodeRegistry } from './actors/node-registry.js';
 import { createCatalogActor, createEntityActor, type ActorDeps } from './actors/actor-factory.js';
 import { bootstrap } from './actors/bootstrap.js';
 import { EntityWriter } from './actors/entity-writer.js';
@@ -46,6 +47,7 @@ export interface NodeHandle {
 }
 
 export async function startNode(config: Config, logger: Logger): Promise<NodeHandle> {
+  const startedAt = new Date().toISOString();
   const dataDir = resolve(config.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await chmod(dataDir, 0o700);
@@ -72,15 +74,19 @@ export async function startNode(config: Config, logger: Logger): Promise<NodeHan
   const actors = new ActorHost(bus, { mailboxSize: config.mailboxSize, maxInFlight: 10_000 });
   const advertised = config.advertise ?? config.listen;
   const baseUrl = `https://${advertised}`;
+  const nodes = new NodeRegistry(bus, {
+    id: nodeId, baseUrl, ctrlAddress: null, certPem: tls.certPem, fingerprint: certFingerprint(tls.certPem), startedAt,
+  }, { onError: (err) => log.warn('heartbeat failed', { error: err }) });
   const deps: ActorDeps = {
     replica, proposer, writer, pool, nodeId, baseUrl,
     signer: { caCertPem: tls.caPem, caKeyPem: tls.caKeyPem },
+    controllers: () => nodes.onlineUrls(),
   };
   for (const decl of RESOURCES.filter((r) => r.actor === 'entity')) {
     await actors.register(decl.entity, (id) => createEntityActor(decl.entity, id, deps));
   }
   await actors.register('catalog', (kind) => createCatalogActor(kind, deps));
-  const queries = new QueryHandler(replica, sessions);
+  const queries = new QueryHandler(replica, sessions, nodes);
   const querySub = await bus.serve(querySubject(nodeId), (msg) => queries.handle(msg as Record<string, unknown>));
   sessions.start((err) => log.warn('session upkeep failed', { error: err }));
 
@@ -110,6 +116,8 @@ export async function startNode(config: Config, logger: Logger): Promise<NodeHan
     tls: { certPem: tls.certPem, keyPem: tls.keyPem, caPem: tls.caPem },
     health: () => ({ serving: true, nodeId, appliedSeq: replica.appliedSeq }),
   });
+  nodes.update({ ctrlAddress: `tls:${grpc.address}` });
+  await nodes.start();
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -119,6 +127,7 @@ export async function startNode(config: Config, logger: Logger): Promise<NodeHan
         server.closeIdleConnections();
       });
       await grpc.close();
+      await nodes.stop();
       await sessions.stop().catch((err) => log.warn('final session flush failed', { error: err }));
       await querySub.unsubscribe();
       await actors.close();

@@ -6,9 +6,15 @@ import type { WorkerPool } from '../workers/pool.js';
 import type { Actor } from './actor-host.js';
 import { AuthenticatorCatalog } from './authenticator-catalog.js';
 import { CatalogActor } from './catalog-actor.js';
+import { ConfigCatalog } from './config-catalog.js';
+import { ConfigTypeCatalog } from './config-type-catalog.js';
+import { EdgeRouterCatalog } from './edge-router-catalog.js';
 import type { EntityWriter } from './entity-writer.js';
 import { IdentityActor } from './identity-actor.js';
+import { IdentityServiceConfigCatalog } from './identity-service-config-catalog.js';
+import { PostureCheckCatalog } from './posture-check-catalog.js';
 import type { Proposer } from './proposer.js';
+import { RouterCatalog } from './router-catalog.js';
 
 /** Everything an actor may use. Actors get the whole set; each takes what it needs. */
 export interface ActorDeps {
@@ -21,6 +27,8 @@ export interface ActorDeps {
   baseUrl: string;
   /** The node's signing material (PEM), used for enrollment JWTs and client certificates. */
   signer: { caCertPem: string; caKeyPem: string };
+  /** API base URLs of the online controllers (enrollment JWT `ctrls`); default [baseUrl]. */
+  controllers?: () => string[];
 }
 
 /** The actor for an entity-family key (`identity` → id). */
@@ -40,6 +48,18 @@ export function createCatalogActor(kind: string, deps: ActorDeps): Actor {
   switch (kind) {
     case 'authenticators':
       return new AuthenticatorCatalog(deps);
+    case 'config-types':
+      return new ConfigTypeCatalog(deps);
+    case 'configs':
+      return new ConfigCatalog(deps);
+    case 'identity-service-configs':
+      return new IdentityServiceConfigCatalog(deps);
+    case 'edge-routers':
+      return new EdgeRouterCatalog(deps);
+    case 'routers':
+      return new RouterCatalog('routers', 'trott', deps);
+    case 'posture-checks':
+      return new PostureCheckCatalog(deps);
     default:
       return new CatalogActor(kind, deps.writer);
   }

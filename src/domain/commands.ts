@@ -19,10 +19,11 @@ export type Op =
   | { op: 'update'; kind: string; record: Entity }
   /** Merge fields into a stored entity; a missing entity fails unless ifExists. */
   | { op: 'set'; kind: string; id: string; fields: Record<string, unknown>; ifExists?: boolean }
-  /** Delete one entity with the kind's guards and cascades; a missing one fails unless ifExists. */
-  | { op: 'delete'; kind: string; id: string; ifExists?: boolean }
+  /** Delete one entity with the kind's guards and cascades; a missing one fails unless ifExists.
+   * `system` marks a delete the controller itself decided (it passes the API-only guards). */
+  | { op: 'delete'; kind: string; id: string; ifExists?: boolean; system?: boolean }
   /** Delete every entity of kind whose indexed field equals value (with cascades). */
-  | { op: 'deleteWhere'; kind: string; field: string; value: string };
+  | { op: 'deleteWhere'; kind: string; field: string; value: string; system?: boolean };
 
 export interface Command {
   /** When the proposer decided it (ISO-8601); apply uses this, never the clock. */

@@ -7,6 +7,7 @@ import { authPolicies } from './resources/auth-policies.js';
 import { authenticators } from './resources/authenticators.js';
 import { identities } from './resources/identities.js';
 import { identityTypes } from './resources/identity-types.js';
+import { identityServiceConfigs } from './resources/identity-service-configs.js';
 import { configTypes } from './resources/config-types.js';
 import { configs } from './resources/configs.js';
 import { edgeRouters } from './resources/edge-routers.js';
@@ -23,6 +24,7 @@ export const RESOURCES: readonly ResourceDecl[] = [
   authPolicies,
   configTypes,
   configs,
+  identityServiceConfigs,
   services,
   edgeRouters,
   routers,

@@ -1,8 +1,10 @@
-// Cross-entity rules enforced inside apply: protected entities and delete cascades. Pure data,
-// evaluated deterministically by the replica.
+// Cross-entity rules enforced inside apply: protected entities, delete cascades and id-list
+// references. Pure data, evaluated deterministically by the replica.
 
 import { ApiError } from '../errors.js';
 import type { Entity } from './commands.js';
+import { resourceOf } from './registry.js';
+import { ROUTER_IDENTITY_TYPE } from './router-rules.js';
 
 /** When deleting an entity of `kind`, also delete every `target` whose `field` equals its id. */
 export interface Cascade {
@@ -14,12 +16,39 @@ export const CASCADES: Record<string, Cascade[]> = {
   identities: [
     { target: 'api-sessions', field: 'identityId' },
     { target: 'authenticators', field: 'identityId' },
+    { target: 'identity-service-configs', field: 'identityId' },
   ],
   authenticators: [{ target: 'api-sessions', field: 'authenticatorId' }],
+  services: [{ target: 'identity-service-configs', field: 'serviceId' }],
+  configs: [{ target: 'identity-service-configs', field: 'configId' }],
 };
 
+/**
+ * A list field of `from` holding plain ids of `kind` (not `@id` role entries): every listed id
+ * must exist when the list is written (400 on `field`); with `onePer`, no two listed entities
+ * may share that field's value; deleting a `kind` entity strips its id from every such list.
+ */
+export interface ListReference {
+  kind: string;
+  from: string;
+  field: string;
+  onePer?: string;
+}
+
+export const LIST_REFERENCES: readonly ListReference[] = [
+  { kind: 'configs', from: 'services', field: 'configs', onePer: 'configTypeId' },
+];
+
 /** Throws when the entity may not be deleted through the API. */
-export function guardDelete(kind: string, record: Entity): void {
+export function guardDelete(kind: string, record: Entity, system = false): void {
+  if (system) return;
+  if (record.isSystem === true) {
+    const entity = resourceOf(kind).entity.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { code: 'UNHANDLED', message: `cannot delete system ${entity} in a non-system context` });
+  }
+  if (kind === 'identities' && record.typeId === ROUTER_IDENTITY_TYPE) {
+    throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { code: 'UNHANDLED', message: 'cannot delete the identity of a tunneler-enabled edge router' });
+  }
   if (kind === 'identities' && record.isDefaultAdmin === true) {
     throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { code: 'UNHANDLED', message: 'cannot delete the default admin' });
   }

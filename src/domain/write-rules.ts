@@ -1,8 +1,10 @@
 // Kind-specific rules applied to validated values before a write is proposed: mappings and
 // upstream quirks the declaration alone cannot express. Pure.
 
-import { fieldError } from '../errors.js';
+import { ApiError, fieldError } from '../errors.js';
+import { checkRoleAttributes, normaliseRoles } from './policy.js';
 import type { Entity } from './commands.js';
+import { refuseRouterIdentityRename } from './router-rules.js';
 import type { WriteMode } from './validate.js';
 
 export type PrepareWrite = (values: Record<string, unknown>, old: Entity | undefined, mode: WriteMode) => void;
@@ -20,18 +22,32 @@ function prepareIdentity(values: Record<string, unknown>, old: Entity | undefine
     if (requested === 'Router' && old?.typeId !== 'Router') throw fieldError('type', requested, 'may not change type to router');
     if (requested !== 'Router' && old?.typeId === 'Router') throw fieldError('type', requested, 'may not change type from router');
   }
+  refuseRouterIdentityRename(values, old);
   if ('authPolicyId' in values && (values.authPolicyId === null || values.authPolicyId === '')) {
     values.authPolicyId = 'default';
   }
-  if (values.roleAttributes !== undefined) {
-    for (const attr of values.roleAttributes as string[]) {
-      if (attr.startsWith('#') || attr.startsWith('@')) {
-        throw fieldError('roleAttributes', values.roleAttributes, 'role attributes may not be prefixed with # or @');
-      }
-    }
+  prepareSelectable(values);
+}
+
+/** Any entity that policies select: its role attributes may not look like selectors. */
+function prepareSelectable(values: Record<string, unknown>): void {
+  if (values.roleAttributes !== undefined) checkRoleAttributes('roleAttributes', values.roleAttributes as string[]);
+}
+
+/** Policies: role lists are validated and stored sorted; `@id` existence is checked in apply. */
+function preparePolicy(values: Record<string, unknown>, old: Entity | undefined): void {
+  for (const field of ['identityRoles', 'serviceRoles', 'edgeRouterRoles', 'postureCheckRoles']) {
+    if (Array.isArray(values[field])) values[field] = normaliseRoles(field, values[field] as string[]);
   }
+  if (old?.isSystem === true) throw new ApiError('ENTITY_CAN_NOT_BE_UPDATED', { code: 'UNHANDLED', message: 'cannot update a system policy' });
 }
 
 export const PREPARE: Record<string, PrepareWrite> = {
   identities: prepareIdentity,
+  services: prepareSelectable,
+  'edge-routers': prepareSelectable,
+  'posture-checks': prepareSelectable,
+  'edge-router-policies': preparePolicy,
+  'service-edge-router-policies': preparePolicy,
+  'service-policies': preparePolicy,
 };

@@ -4,9 +4,11 @@
 import { ApiError, fieldError } from '../errors.js';
 import type { Command, Entity, Op } from '../domain/commands.js';
 import { RESOURCES, resourceOf } from '../domain/registry.js';
-import { fieldsOf, type ResourceDecl } from '../domain/resource.js';
+import { fieldsOf, roleFields, type ResourceDecl } from '../domain/resource.js';
+import { syncEntity, syncPolicy, unlinkEntity, unlinkPolicy } from './access-index.js';
 import { CASCADES, guardDelete } from '../domain/rules.js';
 import { idFromIndexKey, indexKey, indexValueRange, recordKey, uniqueKey } from './keys.js';
+import { checkListReferences, stripListReferences } from './list-references.js';
 import type { Transaction } from './transaction.js';
 
 /** Applies every op of the command to tx; throws an ApiError to reject the whole command.
@@ -14,20 +16,28 @@ import type { Transaction } from './transaction.js';
 export async function applyCommand(tx: Transaction, command: Command): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   const bump = (kind: string, delta: number) => counts.set(kind, (counts.get(kind) ?? 0) + delta);
-  for (const op of command.ops) await applyOp(tx, op, bump);
+  const ctx: ApplyContext = { tx, at: command.at, bump };
+  for (const op of command.ops) await applyOp(ctx, op);
   return counts;
 }
 
-type Bump = (kind: string, delta: number) => void;
+/** What every step of one command's apply shares: its transaction, its time and its counts. */
+export interface ApplyContext {
+  tx: Transaction;
+  /** The command's decided time (used for updatedAt of entities changed as a side effect). */
+  at: string;
+  bump: (kind: string, delta: number) => void;
+}
 
-async function applyOp(tx: Transaction, op: Op, bump: Bump): Promise<void> {
+async function applyOp(ctx: ApplyContext, op: Op): Promise<void> {
+  const { tx } = ctx;
   switch (op.op) {
     case 'create':
-      return createEntity(tx, resourceOf(op.kind), op.record, bump);
+      return createEntity(ctx, resourceOf(op.kind), op.record);
     case 'update': {
       const old = await readEntity(tx, op.kind, op.record.id);
       if (!old) throw new ApiError('NOT_FOUND');
-      return writeEntity(tx, resourceOf(op.kind), op.record, old);
+      return writeEntity(ctx, resourceOf(op.kind), op.record, old);
     }
     case 'set': {
       const old = await readEntity(tx, op.kind, op.id);
@@ -35,13 +45,13 @@ async function applyOp(tx: Transaction, op: Op, bump: Bump): Promise<void> {
         if (op.ifExists) return;
         throw new ApiError('NOT_FOUND');
       }
-      return writeEntity(tx, resourceOf(op.kind), { ...old, ...op.fields, id: old.id }, old);
+      return writeEntity(ctx, resourceOf(op.kind), { ...old, ...op.fields, id: old.id }, old);
     }
     case 'delete':
-      return deleteEntity(tx, resourceOf(op.kind), op.id, op.ifExists ?? false, bump);
+      return deleteEntity(ctx, resourceOf(op.kind), op.id, op.ifExists ?? false, op.system ?? false);
     case 'deleteWhere':
       for (const key of await tx.keysIn(indexValueRange(op.kind, op.field, op.value))) {
-        await deleteEntity(tx, resourceOf(op.kind), idFromIndexKey(key), true, bump);
+        await deleteEntity(ctx, resourceOf(op.kind), idFromIndexKey(key), true, op.system ?? false);
       }
       return;
   }
@@ -52,13 +62,14 @@ export async function readEntity(tx: Transaction, kind: string, id: string): Pro
   return raw === undefined ? undefined : (JSON.parse(raw) as Entity);
 }
 
-async function createEntity(tx: Transaction, decl: ResourceDecl, record: Entity, bump: Bump): Promise<void> {
-  if (await tx.get(recordKey(decl.kind, record.id))) throw fieldError('id', record.id, 'id must be unique');
-  await writeEntity(tx, decl, record, undefined);
-  bump(decl.kind, 1);
+async function createEntity(ctx: ApplyContext, decl: ResourceDecl, record: Entity): Promise<void> {
+  if (await ctx.tx.get(recordKey(decl.kind, record.id))) throw fieldError('id', record.id, 'id must be unique');
+  await writeEntity(ctx, decl, record, undefined);
+  ctx.bump(decl.kind, 1);
 }
 
-async function writeEntity(tx: Transaction, decl: ResourceDecl, record: Entity, old: Entity | undefined): Promise<void> {
+async function writeEntity(ctx: ApplyContext, decl: ResourceDecl, record: Entity, old: Entity | undefined): Promise<void> {
+  const { tx } = ctx;
   const fields = fieldsOf(decl);
   for (const [name, spec] of Object.entries(fields)) {
     const value = record[name];
@@ -73,28 +84,61 @@ async function writeEntity(tx: Transaction, decl: ResourceDecl, record: Entity, 
       }
     }
   }
+  await checkListReferences(tx, decl, record, old);
+  putRecord(tx, decl, record, old);
+  if (roleFields(decl).length > 0) await syncPolicy(tx, decl, record);
+  if (decl.selectable && !sameAttributes(old, record)) await syncEntity(tx, decl.kind, record);
+}
+
+function putRecord(tx: Transaction, decl: ResourceDecl, record: Entity, old: Entity | undefined): void {
   if (old) removeIndexes(tx, decl, old);
   addIndexes(tx, decl, record);
   tx.put(recordKey(decl.kind, record.id), JSON.stringify(record));
 }
 
-async function deleteEntity(tx: Transaction, decl: ResourceDecl, id: string, ifExists: boolean, bump: Bump) {
+function sameAttributes(old: Entity | undefined, record: Entity): boolean {
+  return old !== undefined && JSON.stringify(old.roleAttributes ?? []) === JSON.stringify(record.roleAttributes ?? []);
+}
+
+/** Removes `@id` of a deleted entity from every policy role list that names it. */
+async function stripRoleReferences(ctx: ApplyContext, kind: string, id: string): Promise<void> {
+  for (const policy of RESOURCES) {
+    for (const [field, target] of roleFields(policy)) {
+      if (target !== kind) continue;
+      for (const key of await ctx.tx.keysIn(indexValueRange(policy.kind, field, `@${id}`))) {
+        const record = await readEntity(ctx.tx, policy.kind, idFromIndexKey(key));
+        if (!record) continue;
+        const roles = (record[field] as string[]).filter((r) => r !== `@${id}`);
+        putRecord(ctx.tx, policy, { ...record, [field]: roles, updatedAt: ctx.at }, record);
+      }
+    }
+  }
+}
+
+async function deleteEntity(ctx: ApplyContext, decl: ResourceDecl, id: string, ifExists: boolean, system: boolean) {
+  const { tx } = ctx;
   const old = await readEntity(tx, decl.kind, id);
   if (!old) {
     if (ifExists) return;
     throw new ApiError('NOT_FOUND');
   }
-  guardDelete(decl.kind, old);
+  guardDelete(decl.kind, old, system);
   const cascades = CASCADES[decl.kind] ?? [];
   for (const { target, field } of cascades) {
     for (const key of await tx.keysIn(indexValueRange(target, field, id))) {
-      await deleteEntity(tx, resourceOf(target), idFromIndexKey(key), true, bump);
+      await deleteEntity(ctx, resourceOf(target), idFromIndexKey(key), true, system);
     }
   }
+  await stripListReferences(tx, decl.kind, id, ctx.at, (d, r, o) => putRecord(tx, d, r, o));
   await refuseIfReferenced(tx, decl.kind, id);
+  if (roleFields(decl).length > 0) await unlinkPolicy(tx, decl, id);
+  if (decl.selectable) {
+    await unlinkEntity(tx, decl.kind, id);
+    await stripRoleReferences(ctx, decl.kind, id);
+  }
   removeIndexes(tx, decl, old);
   tx.del(recordKey(decl.kind, id));
-  bump(decl.kind, -1);
+  ctx.bump(decl.kind, -1);
 }
 
 /** Foreign keys without a cascade forbid the delete: 409 CAN_NOT_DELETE_REFERENCED_ENTITY. */
@@ -104,7 +148,7 @@ async function refuseIfReferenced(tx: Transaction, kind: string, id: string): Pr
       if (spec.ref !== kind) continue;
       if (!(await tx.anyIn(indexValueRange(other.kind, field, id)))) continue;
       const referrers = (await tx.keysIn(indexValueRange(other.kind, field, id))).map(idFromIndexKey);
-      throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
+      throw new ApiError(spec.refConflictCode ?? 'CAN_NOT_DELETE_REFERENCED_ENTITY', {
         field: 'id',
         value: id,
         reason: `entity type ${resourceOf(kind).entity} referenced by ${other.entity}: [${referrers.slice(0, 20).join(', ')}]`,

@@ -86,3 +86,35 @@ function encodeNumber(n: number): string {
   }
   return buf.toString('hex');
 }
+
+/** `l␀policyKind␀policyId␀targetKind␀entityId` → '' : the policy selects the entity. */
+export function policyLinkKey(policyKind: string, policyId: string, targetKind: string, entityId: string): string {
+  return `l${SEP}${policyKind}${SEP}${policyId}${SEP}${targetKind}${SEP}${entityId}`;
+}
+
+/** All entities of targetKind a policy selects. */
+export function policyLinkRange(policyKind: string, policyId: string, targetKind?: string): { gt: string; lt: string } {
+  const base = `l${SEP}${policyKind}${SEP}${policyId}${SEP}${targetKind === undefined ? '' : `${targetKind}${SEP}`}`;
+  return { gt: base, lt: `${base}\xff` };
+}
+
+/** `b␀targetKind␀entityId␀policyKind␀policyId` → '' : the reverse of a policy link. */
+export function entityLinkKey(targetKind: string, entityId: string, policyKind: string, policyId: string): string {
+  return `b${SEP}${targetKind}${SEP}${entityId}${SEP}${policyKind}${SEP}${policyId}`;
+}
+
+/** All policies of policyKind that select an entity (every policy kind when omitted). */
+export function entityLinkRange(targetKind: string, entityId: string, policyKind?: string): { gt: string; lt: string } {
+  const base = `b${SEP}${targetKind}${SEP}${entityId}${SEP}${policyKind === undefined ? '' : `${policyKind}${SEP}`}`;
+  return { gt: base, lt: `${base}\xff` };
+}
+
+/** The last component of a link key (the linked id). */
+export function lastPart(key: string): string {
+  return key.slice(key.lastIndexOf(SEP) + 1);
+}
+
+/** The parts of a link key after its prefix letter. */
+export function linkParts(key: string): string[] {
+  return key.split(SEP).slice(1);
+}

@@ -13,11 +13,9 @@ import type { Replica } from './replica.js';
 
 const FETCH_BATCH = 256;
 
-/** A pre-narrowed candidate set, e.g. the entities linked to a parent (`/identities/{id}/...`). */
-export interface Scope {
-  field: string;
-  value: string;
-}
+/** A pre-narrowed candidate set: children by an indexed field (`/identities/{id}/authenticators`)
+ * or an explicit id set (entities reached through policies). */
+export type Scope = { field: string; value: string } | { ids: Iterable<string> };
 
 export class QueryEngine {
   constructor(private readonly replica: Replica) {}
@@ -29,11 +27,13 @@ export class QueryEngine {
     const indexed = new Set(indexedFields(decl));
     const get = (record: Entity, field: string) => readPath(record, field);
     const sort = query.sort.length > 0 ? query.sort : [{ field: 'id', direction: 'asc' as const }];
-    const hint = scope
-      ? ({ field: scope.field, kind: 'eq', values: [scope.value] } as IndexHint)
-      : extractIndexHint(query.filter, (f) => indexed.has(f) && Boolean(fields[f]));
-    const orderedBy = this.streamOrder(sort, hint, indexed, kind);
-    const source = orderedBy ? orderedBy.source : this.candidates(kind, hint);
+    const ids = scope && 'ids' in scope ? [...new Set(scope.ids)] : undefined;
+    const hint =
+      scope && 'field' in scope
+        ? ({ field: scope.field, kind: 'eq', values: [scope.value] } as IndexHint)
+        : extractIndexHint(query.filter, (f) => indexed.has(f) && Boolean(fields[f]));
+    const orderedBy = ids ? undefined : this.streamOrder(sort, hint, indexed, kind);
+    const source = ids ? this.fetch(kind, ids) : orderedBy ? orderedBy.source : this.candidates(kind, hint);
     const matches = (record: Entity) => evaluate(query.filter, (symbol) => get(record, symbol));
     const window = page.limit === 'none' ? Infinity : page.offset + page.limit;
 

@@ -37,9 +37,18 @@ export class Presenter {
     this.decorators.set('authenticators', (w, r) => this.authenticator(w, r));
   }
 
-  /** Registers the decorator of a kind (one per kind). */
+  /** Registers a decorator of a kind; several for one kind run in registration order (services
+   * get permissions from the access model and their config map from the configs). */
   decorate(kind: string, decorator: Decorator): void {
-    this.decorators.set(kind, decorator);
+    const earlier = this.decorators.get(kind);
+    if (!earlier) {
+      this.decorators.set(kind, decorator);
+      return;
+    }
+    this.decorators.set(kind, async (wire, record, ctx) => {
+      await earlier(wire, record, ctx);
+      await decorator(wire, record, ctx);
+    });
   }
 
   async present(kind: string, record: Entity, viewer: Viewer = {}): Promise<Wire> {

@@ -12,8 +12,16 @@ import { ApiError, invalidFilter } from '../../errors.js';
 import { QueryEngine, type Scope } from '../../store/query-engine.js';
 import type { Replica } from '../../store/replica.js';
 import { hashToken } from '../identity-actor.js';
+import type { NodeRegistry } from '../node-registry.js';
 import type { SessionKeeper } from '../session-keeper.js';
-import { Presenter } from './present.js';
+import { listControllers } from './controllers.js';
+import { registerRouterDecorators } from './present-routers.js';
+import { AccessQueries } from './access-queries.js';
+import { registerAccessDecorators } from './access-decorators.js';
+import { answerConfigQuery, decorateConfig, decorateServiceConfigs } from './config-queries.js';
+import { Presenter, type Viewer } from './present.js';
+import { presentPostureCheck } from './present-posture-checks.js';
+import { postureCheckTypes } from './posture-check-types.js';
 
 /** The query parameters of a list request, as the gateway received them. */
 export interface ListParams {
@@ -21,6 +29,11 @@ export interface ListParams {
   sort?: string;
   limit?: string;
   offset?: string;
+  /** Role-aware lists: `#attr` / `@id` selectors and their semantic. */
+  roleFilter?: string[];
+  roleSemantic?: string;
+  /** `/identities/{id}/services`: dial or bind. */
+  policyType?: string;
 }
 
 /** What the gateway learns about the caller from a session token. */
@@ -36,23 +49,36 @@ export interface SessionInfo {
 export class QueryHandler {
   private readonly engine: QueryEngine;
   private readonly presenter: Presenter;
+  private readonly access: AccessQueries;
 
   constructor(
     private readonly replica: Replica,
     private readonly sessions: SessionKeeper,
+    /** The running nodes (for `controllers`); absent in tests that need no registry. */
+    private readonly nodes?: NodeRegistry,
   ) {
     this.engine = new QueryEngine(replica);
     this.presenter = new Presenter(replica);
+    this.access = new AccessQueries(replica);
+    registerAccessDecorators(this.presenter, this.access.reader);
+    registerRouterDecorators(this.presenter);
+    this.presenter.decorate('posture-checks', presentPostureCheck);
+    this.presenter.decorate('services', decorateServiceConfigs);
+    this.presenter.decorate('configs', decorateConfig);
   }
 
   async handle(msg: Record<string, unknown>): Promise<unknown> {
     switch (msg.op) {
       case 'get':
-        return this.get(String(msg.kind), String(msg.id));
+        return this.get(String(msg.kind), String(msg.id), viewerOf(msg));
       case 'list':
-        return this.list(String(msg.kind), (msg.params ?? {}) as ListParams, msg.scope as Scope | undefined);
+        return this.list(String(msg.kind), (msg.params ?? {}) as ListParams, viewerOf(msg));
       case 'related':
-        return this.related(msg.parent as { kind: string; id: string }, String(msg.kind), String(msg.field), (msg.params ?? {}) as ListParams);
+        return this.related(msg.parent as { kind: string; id: string }, String(msg.kind), (msg.params ?? {}) as ListParams, viewerOf(msg));
+      case 'configQuery':
+        return answerConfigQuery(msg, { replica: this.replica, list: (kind, params, scope) => this.list(kind, params, viewerOf(msg), scope) });
+      case 'policyAdvice':
+        return this.access.policyAdvice(String(msg.identityId), String(msg.serviceId));
       case 'resolveSession':
         return this.resolveSession(String(msg.token ?? ''));
       case 'currentSession':
@@ -61,6 +87,10 @@ export class QueryHandler {
         return this.findUpdb(String(msg.username ?? ''));
       case 'roleAttributes':
         return this.roleAttributes(String(msg.kind), String((msg.params as ListParams | undefined)?.filter ?? ''));
+      case 'controllers':
+        return listControllers(this.nodes);
+      case 'postureCheckTypes':
+        return postureCheckTypes(msg);
       case 'summary':
         return this.summary();
       case 'status':
@@ -70,14 +100,17 @@ export class QueryHandler {
     }
   }
 
-  private async get(kind: string, id: string): Promise<unknown> {
+  private async get(kind: string, id: string, viewer: Viewer): Promise<unknown> {
     if (!hasResource(kind)) throw new ApiError('NOT_FOUND');
     const record = await this.replica.get(kind, id);
     if (!record) throw new ApiError('NOT_FOUND');
-    return this.presenter.present(kind, record);
+    return this.presenter.present(kind, record, viewer);
   }
 
-  private async list(kind: string, params: ListParams, scope?: Scope): Promise<unknown> {
+  private async list(kind: string, params: ListParams, viewer: Viewer, scope?: Scope): Promise<unknown> {
+    if (!scope && params.roleFilter && params.roleFilter.length > 0) {
+      scope = await this.access.roleFilterScope(kind, params.roleFilter, params.roleSemantic);
+    }
     const query = parseListQuery(kind, params);
     const page = resolvePaging(query, {
       limit: parsePagingParam('limit', params.limit),
@@ -85,7 +118,7 @@ export class QueryHandler {
     });
     const result = await this.engine.list(kind, query, page, scope);
     return {
-      data: await this.presenter.presentAll(kind, result.items),
+      data: await this.presenter.presentAll(kind, result.items, viewer),
       meta: {
         filterableFields: filterableFields(resourceOf(kind)),
         pagination: {
@@ -97,10 +130,10 @@ export class QueryHandler {
     };
   }
 
-  /** A list scoped to one parent (e.g. an identity's authenticators); 404 when it is missing. */
-  private async related(parent: { kind: string; id: string }, kind: string, field: string, params: ListParams): Promise<unknown> {
-    if (!(await this.replica.get(parent.kind, parent.id))) throw new ApiError('NOT_FOUND');
-    return this.list(kind, params, { field, value: parent.id });
+  /** `/<parent>/{id}/<child>` as RELATIONS derives it; 404 when the parent is missing. */
+  private async related(parent: { kind: string; id: string }, kind: string, params: ListParams, viewer: Viewer): Promise<unknown> {
+    const scope = await this.access.relationScope(parent, kind, params.policyType);
+    return this.list(kind, params, viewer, scope);
   }
 
   private async sessionOf(token: string): Promise<{ session: Entity; identity: Entity }> {
@@ -172,6 +205,11 @@ export class QueryHandler {
     }
     return counts;
   }
+}
+
+function viewerOf(msg: Record<string, unknown>): Viewer {
+  const viewer = (msg.viewer ?? {}) as Viewer;
+  return { identityId: viewer.identityId, configTypes: viewer.configTypes };
 }
 
 /** Parses filter + sort parameters against the kind's public symbols; 400s on bad input. */

@@ -22,7 +22,7 @@ export const edgeRouters: ResourceDecl = {
     isVerified: { type: 'boolean', write: 'server', default: false, filterable: true, sortable: true },
     fingerprint: { type: 'string', write: 'server', nullable: true, filterable: true },
     certPem: { type: 'string', write: 'server', nullable: true },
-    enrollmentToken: { type: 'string', write: 'server', nullable: true, unique: true, secret: true },
+    enrollmentToken: { type: 'string', write: 'server', nullable: true, unique: true, description: 'presented while unverified, as upstream' },
     enrollmentJwt: { type: 'string', write: 'server', nullable: true },
     enrollmentCreatedAt: { type: 'datetime', write: 'server', nullable: true },
     enrollmentExpiresAt: { type: 'datetime', write: 'server', nullable: true },

@@ -16,7 +16,7 @@ export const routers: ResourceDecl = {
     ctrlChanListeners: { type: 'object', default: {} },
     isVerified: { type: 'boolean', write: 'server', default: false, filterable: true },
     fingerprint: { type: 'string', write: 'server', nullable: true, filterable: true },
-    enrollmentToken: { type: 'string', write: 'server', nullable: true, unique: true, secret: true },
+    enrollmentToken: { type: 'string', write: 'server', nullable: true, unique: true, description: 'presented while unverified, as upstream' },
     enrollmentJwt: { type: 'string', write: 'server', nullable: true },
     enrollmentCreatedAt: { type: 'datetime', write: 'server', nullable: true },
     enrollmentExpiresAt: { type: 'datetime', write: 'server', nullable: true },

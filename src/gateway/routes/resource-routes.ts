@@ -16,22 +16,45 @@ export interface ListReply {
   meta: Record<string, unknown>;
 }
 
-export function listParams(ctx: Context): Record<string, string | undefined> {
+export function listParams(ctx: Context): Record<string, unknown> {
   const one = (name: string) => {
     const value = ctx.query[name];
     return Array.isArray(value) ? value[0] : value;
   };
-  return { filter: one('filter'), sort: one('sort'), limit: one('limit'), offset: one('offset') };
+  const many = (name: string) => {
+    const value = ctx.query[name];
+    return value === undefined ? undefined : (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(','));
+  };
+  return {
+    filter: one('filter'),
+    sort: one('sort'),
+    limit: one('limit'),
+    offset: one('offset'),
+    roleFilter: many('roleFilter'),
+    roleSemantic: one('roleSemantic'),
+    policyType: one('policyType'),
+  };
 }
 
-export function addResourceRoutes(router: Router, node: NodeClient, decl: ResourceDecl): void {
-  const base = `/${decl.kind}`;
+/** Who is reading, for caller-dependent fields (service permissions, service configs). */
+export function viewer(ctx: Context): Record<string, unknown> {
+  const caller = ctx.state.caller as { identityId?: string } | undefined;
+  const configTypes = ctx.query.configTypes;
+  return {
+    identityId: caller?.identityId,
+    configTypes: configTypes === undefined ? undefined : (Array.isArray(configTypes) ? configTypes : [configTypes]).flatMap((v) => v.split(',')),
+  };
+}
+
+/** `path` serves the kind under another URL segment too (e.g. routers as `transit-routers`). */
+export function addResourceRoutes(router: Router, node: NodeClient, decl: ResourceDecl, path: string = decl.kind): void {
+  const base = `/${path}`;
   const { ops, kind } = decl;
   if (ops.list) {
     const access = ops.list;
     router.get(base, async (ctx) => {
       requireAccess(ctx, access);
-      const page = await node.query<ListReply>({ op: 'list', kind, params: listParams(ctx) });
+      const page = await node.query<ListReply>({ op: 'list', kind, params: listParams(ctx), viewer: viewer(ctx) });
       sendData(ctx, page.data, page.meta);
     });
   }
@@ -39,7 +62,7 @@ export function addResourceRoutes(router: Router, node: NodeClient, decl: Resour
     const access = ops.get;
     router.get(`${base}/:id`, async (ctx) => {
       requireAccess(ctx, access);
-      sendData(ctx, await node.query({ op: 'get', kind, id: ctx.params.id }));
+      sendData(ctx, await node.query({ op: 'get', kind, id: ctx.params.id, viewer: viewer(ctx) }));
     });
   }
   if (ops.create) {

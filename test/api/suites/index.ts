@@ -2,6 +2,7 @@
 
 import { after, before, describe } from 'node:test';
 import type { TestNode } from '../../support/test-node.js';
+import { accessSuite } from './access.js';
 import { authSuite } from './auth.js';
 import { identitiesSuite } from './identities.js';
 import { infoSuite } from './info.js';
@@ -27,5 +28,6 @@ export function runApiSuites(label: string, start: () => Promise<TestNode>, clea
     identitiesSuite(current);
     queriesSuite(current);
     infoSuite(current);
+    accessSuite(current);
   });
 }

@@ -1,0 +1,129 @@
+// The node registry: every node announces itself on the bus every few seconds (heartbeat event)
+// and keeps the last announcement of each peer. Volatile, per node; never stored in the replica.
+
+import { createHash, X509Certificate } from 'node:crypto';
+import type { Bus, Subscription } from '../bus/bus.js';
+import { eventSubject } from '../bus/subjects.js';
+
+/** What a node announces about itself. Times are ISO-8601 UTC. */
+export interface NodeAnnouncement {
+  id: string;
+  /** https://host:port clients use to reach the node's APIs. */
+  baseUrl: string;
+  /** Where routers reach the node (`tls:host:port` of its gRPC server); null until known. */
+  ctrlAddress: string | null;
+  /** The node's server certificate (PEM) and its fingerprint (hex SHA-1 of the DER). */
+  certPem: string;
+  fingerprint: string;
+  /** When this node process started (joined the cluster). */
+  startedAt: string;
+}
+
+/** A known node: its last announcement and when it was last heard from (epoch ms). */
+export interface KnownNode extends NodeAnnouncement {
+  lastSeenMs: number;
+  isOnline: boolean;
+  isLocal: boolean;
+}
+
+export interface NodeRegistryOptions {
+  /** Milliseconds between heartbeats (default 5000). */
+  intervalMs?: number;
+  /** A peer not heard from for longer is offline (default 15000). */
+  onlineWindowMs?: number;
+  now?: () => number;
+  onError?: (err: unknown) => void;
+}
+
+export const HEARTBEAT_TOPIC = 'nodes.heartbeat';
+
+export class NodeRegistry {
+  private readonly peers = new Map<string, { node: NodeAnnouncement; lastSeenMs: number }>();
+  private readonly intervalMs: number;
+  private readonly onlineWindowMs: number;
+  private readonly now: () => number;
+  private readonly onError: (err: unknown) => void;
+  private subscription?: Subscription;
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly bus: Bus,
+    private self: NodeAnnouncement,
+    opts: NodeRegistryOptions = {},
+  ) {
+    this.intervalMs = opts.intervalMs ?? 5_000;
+    this.onlineWindowMs = opts.onlineWindowMs ?? 15_000;
+    this.now = opts.now ?? Date.now;
+    this.onError = opts.onError ?? (() => undefined);
+  }
+
+  /** Subscribes to heartbeats and starts announcing this node (at once, then every interval). */
+  async start(): Promise<void> {
+    this.subscription = await this.bus.subscribe(eventSubject(HEARTBEAT_TOPIC), (msg) => this.heard(msg));
+    this.announce();
+    this.timer = setInterval(() => this.announce(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.subscription?.unsubscribe();
+    this.subscription = undefined;
+  }
+
+  /** Updates what this node announces (e.g. once its gRPC address is bound). */
+  update(fields: Partial<Omit<NodeAnnouncement, 'id'>>): void {
+    this.self = { ...this.self, ...fields };
+  }
+
+  /** Every known node, this one first, then peers by id. */
+  list(): KnownNode[] {
+    const now = this.now();
+    const peers = [...this.peers.values()]
+      .filter(({ node }) => node.id !== this.self.id)
+      .sort((a, b) => (a.node.id < b.node.id ? -1 : a.node.id > b.node.id ? 1 : 0))
+      .map(({ node, lastSeenMs }) => ({ ...node, lastSeenMs, isOnline: now - lastSeenMs <= this.onlineWindowMs, isLocal: false }));
+    return [{ ...this.self, lastSeenMs: now, isOnline: true, isLocal: true }, ...peers];
+  }
+
+  /** The API base URLs of the online nodes, this one first (enrollment JWT `ctrls`). */
+  onlineUrls(): string[] {
+    return [...new Set(this.list().filter((n) => n.isOnline).map((n) => n.baseUrl))];
+  }
+
+  private announce(): void {
+    if (!this.subscription) return;
+    this.bus.publish(eventSubject(HEARTBEAT_TOPIC), this.self).catch(this.onError);
+  }
+
+  private heard(msg: unknown): void {
+    const node = asAnnouncement(msg);
+    if (!node || node.id === this.self.id) return;
+    const known = this.peers.get(node.id);
+    this.peers.set(node.id, { node, lastSeenMs: this.now() });
+    // A newcomer (or a restarted peer) learns about us at once instead of after an interval.
+    if (!known || known.node.startedAt !== node.startedAt) this.announce();
+  }
+}
+
+/** Hex SHA-1 of a PEM certificate's DER, the upstream fingerprint format. */
+export function certFingerprint(certPem: string): string {
+  return createHash('sha1').update(new X509Certificate(certPem).raw).digest('hex');
+}
+
+function asAnnouncement(msg: unknown): NodeAnnouncement | undefined {
+  if (typeof msg !== 'object' || msg === null) return undefined;
+  const m = msg as Record<string, unknown>;
+  const strings = ['id', 'baseUrl', 'certPem', 'fingerprint', 'startedAt'] as const;
+  if (!strings.every((k) => typeof m[k] === 'string')) return undefined;
+  if (m.ctrlAddress !== null && typeof m.ctrlAddress !== 'string') return undefined;
+  return {
+    id: m.id as string,
+    baseUrl: m.baseUrl as string,
+    ctrlAddress: (m.ctrlAddress as string | null) ?? null,
+    certPem: m.certPem as string,
+    fingerprint: m.fingerprint as string,
+    startedAt: m.startedAt as string,
+  };
+}

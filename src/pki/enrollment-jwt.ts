@@ -1,0 +1,78 @@
+// Enrollment JWTs in the upstream shape (BEHAVIOR.md §5.1): signed with the node's signing key,
+// header kid = hex SHA-1 of the signing cert. Does no storage; callers decide token and expiry.
+
+import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
+import { importPKCS8, SignJWT } from 'jose';
+
+/** The signing material: the certificate (for kid) and its private key, both PEM. */
+export interface JwtSigner {
+  certPem: string;
+  keyPem: string;
+}
+
+/** The claims of one enrollment. */
+export interface EnrollmentClaims {
+  /** `iss`: the controller's API base URL, without a trailing slash. */
+  issuer: string;
+  /** `sub`: the enrolling entity's id (identity or router). */
+  subject: string;
+  /** `jti`: the enrollment token (a UUID). */
+  token: string;
+  /** `em`: ott | ottca | updb | erott | trott. */
+  method: string;
+  expiresAt: Date;
+  /** `ctrls`: the controllers the enrolled entity may reach. */
+  controllers: string[];
+}
+
+interface SigningKey {
+  alg: string;
+  kid: string;
+  key: Awaited<ReturnType<typeof importPKCS8>>;
+}
+
+const keys = new Map<string, Promise<SigningKey>>();
+
+/** Signs the enrollment JWT: `{iss, sub, aud: [""], exp, jti, em, ctrls}`, no `iat`. */
+export async function signEnrollmentJwt(signer: JwtSigner, claims: EnrollmentClaims): Promise<string> {
+  const { alg, kid, key } = await signingKey(signer);
+  return new SignJWT({ em: claims.method, ctrls: claims.controllers })
+    .setProtectedHeader({ alg, typ: 'JWT', kid })
+    .setIssuer(claims.issuer.replace(/\/+$/, ''))
+    .setSubject(claims.subject)
+    .setAudience([''])
+    .setJti(claims.token)
+    .setExpirationTime(Math.floor(claims.expiresAt.getTime() / 1000))
+    .sign(key);
+}
+
+/** Imports the key once per PEM. node-forge writes PKCS#1 (`BEGIN RSA PRIVATE KEY`): it is
+ * re-exported as PKCS#8 for jose. */
+function signingKey(signer: JwtSigner): Promise<SigningKey> {
+  const cacheKey = signer.certPem + signer.keyPem;
+  let found = keys.get(cacheKey);
+  if (!found) {
+    found = importSigningKey(signer);
+    found.catch(() => keys.delete(cacheKey));
+    keys.set(cacheKey, found);
+  }
+  return found;
+}
+
+async function importSigningKey(signer: JwtSigner): Promise<SigningKey> {
+  const privateKey = createPrivateKey(signer.keyPem);
+  const alg = algorithmOf(privateKey.asymmetricKeyType, privateKey.asymmetricKeyDetails?.namedCurve);
+  const pkcs8 = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const kid = createHash('sha1').update(new X509Certificate(signer.certPem).raw).digest('hex');
+  return { alg, kid, key: await importPKCS8(pkcs8, alg) };
+}
+
+function algorithmOf(type: string | undefined, curve: string | undefined): string {
+  if (type === 'rsa') return 'RS256';
+  if (type === 'ec') {
+    if (curve === 'prime256v1' || curve === 'P-256') return 'ES256';
+    if (curve === 'secp384r1' || curve === 'P-384') return 'ES384';
+    if (curve === 'secp521r1' || curve === 'P-521') return 'ES512';
+  }
+  throw new Error(`unsupported enrollment signing key: ${type ?? 'unknown'} ${curve ?? ''}`.trim());
+}

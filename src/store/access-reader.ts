@@ -1,0 +1,62 @@
+// Reads the access index: which policies select an entity, which entities a policy selects,
+// and what an entity reaches through a policy kind. Lookups over links, never a policy scan.
+
+import type { Entity } from '../domain/commands.js';
+import { entityLinkRange, lastPart, policyLinkRange } from './keys.js';
+import type { Replica } from './replica.js';
+
+export class AccessReader {
+  constructor(private readonly replica: Replica) {}
+
+  /** Ids of the policies of `policyKind` that select the entity. */
+  async policiesOf(kind: string, id: string, policyKind: string): Promise<string[]> {
+    return this.lastParts(entityLinkRange(kind, id, policyKind));
+  }
+
+  /** Ids of the entities of `targetKind` the policy selects. */
+  async membersOf(policyKind: string, policyId: string, targetKind: string): Promise<string[]> {
+    return this.lastParts(policyLinkRange(policyKind, policyId, targetKind));
+  }
+
+  /**
+   * Entities of `targetKind` reachable from an entity through the policies of `policyKind` that
+   * select it (e.g. identity → services through Dial service policies). `accept` can narrow the
+   * policies (by type).
+   */
+  async reachable(kind: string, id: string, policyKind: string, targetKind: string, accept?: (policy: Entity) => boolean): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (const policyId of await this.policiesOf(kind, id, policyKind)) {
+      if (accept) {
+        const policy = await this.replica.get(policyKind, policyId);
+        if (!policy || !accept(policy)) continue;
+      }
+      for (const member of await this.membersOf(policyKind, policyId, targetKind)) out.add(member);
+    }
+    return out;
+  }
+
+  /** The service policies (Dial or Bind) that grant an identity a service. */
+  async grantingPolicies(identityId: string, serviceId: string, type?: 'Dial' | 'Bind'): Promise<Entity[]> {
+    const ofIdentity = new Set(await this.policiesOf('identities', identityId, 'service-policies'));
+    const out: Entity[] = [];
+    for (const policyId of await this.policiesOf('services', serviceId, 'service-policies')) {
+      if (!ofIdentity.has(policyId)) continue;
+      const policy = await this.replica.get('service-policies', policyId);
+      if (policy && (type === undefined || policy.type === type)) out.push(policy);
+    }
+    return out;
+  }
+
+  /** Upstream's permissions array: "Bind" before "Dial", ["Invalid"] when neither. */
+  async permissions(identityId: string, serviceId: string): Promise<string[]> {
+    const types = new Set((await this.grantingPolicies(identityId, serviceId)).map((p) => String(p.type)));
+    const out = ['Bind', 'Dial'].filter((t) => types.has(t));
+    return out.length > 0 ? out : ['Invalid'];
+  }
+
+  private async lastParts(range: { gt: string; lt: string }): Promise<string[]> {
+    const out: string[] = [];
+    for await (const key of this.replica.kv.keys(range)) out.push(lastPart(key));
+    return out;
+  }
+}
