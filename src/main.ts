@@ -4,6 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile, chmod } from 'node:fs/promises';
+import type { RequestListener } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -18,7 +19,7 @@ import { SessionKeeper } from './actors/session-keeper.js';
 import type { Bus } from './bus/bus.js';
 import { MemoryBus } from './bus/memory-bus.js';
 import { NatsBus } from './bus/nats-bus.js';
-import { querySubject } from './bus/subjects.js';
+import { querySubject, type CommandScope } from './bus/subjects.js';
 import { ConfigError, helpText, isEntryPoint, loadConfig, splitAddress, type Config } from './config.js';
 import type { Command } from './domain/commands.js';
 import { RESOURCES } from './domain/registry.js';
@@ -55,6 +56,19 @@ export async function startNode(config: Config, logger: Logger): Promise<NodeHan
   const log = logger.child({ node: nodeId });
   const { host, port } = splitAddress(config.listen);
   const tls = await loadTls(config, dataDir, host);
+  // Listen first, so that the advertised URL has the real port even when port 0 was asked
+  // for; until the gateway is ready every request gets 503.
+  let handle: RequestListener = (_req, res) => {
+    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+    res.end(JSON.stringify({ error: { code: 'SERVICE_UNAVAILABLE', message: 'The controller is starting' }, meta: {} }));
+  };
+  const server = createServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => handle(req, res));
+  server.keepAliveTimeout = 65_000;
+  await listen(server, host, port);
+  const bound = server.address();
+  const boundPort = typeof bound === 'object' && bound ? bound.port : port;
+  const url = `https://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
+  const baseUrl = config.advertise ? `https://${config.advertise}` : url;
 
   const kv = new LevelKv({ path: join(dataDir, 'replica') });
   await kv.open();
@@ -71,9 +85,10 @@ export async function startNode(config: Config, logger: Logger): Promise<NodeHan
   const proposer = new Proposer(commandLog, replica, nodeId);
   const writer = new EntityWriter(replica, proposer);
   const sessions = new SessionKeeper(replica, proposer, { timeoutMinutes: config.sessionTimeoutMinutes });
-  const actors = new ActorHost(bus, { mailboxSize: config.mailboxSize, maxInFlight: 10_000 });
-  const advertised = config.advertise ?? config.listen;
-  const baseUrl = `https://${advertised}`;
+  // The log is this node's own (no shared JetStream log yet), so its actors serve node-scoped
+  // command subjects: another node on the same NATS never takes this node's writes.
+  const scope: CommandScope = { node: nodeId };
+  const actors = new ActorHost(bus, { mailboxSize: config.mailboxSize, maxInFlight: 10_000, scope });
   const nodes = new NodeRegistry(bus, {
     id: nodeId, baseUrl, ctrlAddress: null, certPem: tls.certPem, fingerprint: certFingerprint(tls.certPem), startedAt,
   }, { onError: (err) => log.warn('heartbeat failed', { error: err }) });
@@ -100,16 +115,12 @@ export async function startNode(config: Config, logger: Logger): Promise<NodeHan
   const app = createGateway({
     bus,
     nodeId,
+    scope,
     baseUrl: () => baseUrl,
     logError: (entry) => (entry.status >= 500 ? log.error('request failed', entry) : log.debug('request refused', entry)),
     onRequest: (entry) => log.debug('request', entry),
   });
-  const server = createServer({ cert: tls.certPem, key: tls.keyPem }, app.callback());
-  server.keepAliveTimeout = 65_000;
-  await listen(server, host, port);
-  const bound = server.address();
-  const boundPort = typeof bound === 'object' && bound ? bound.port : port;
-  const url = `https://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
+  handle = app.callback();
 
   const grpc = await GrpcServer.start({
     listen: config.grpcListen,

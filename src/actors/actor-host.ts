@@ -2,7 +2,7 @@
 // mailbox of its entity, creating actors on demand and evicting idle stateless ones.
 
 import type { Bus, Subscription } from '../bus/bus.js';
-import { kindWildcard } from '../bus/subjects.js';
+import { kindWildcard, type CommandScope } from '../bus/subjects.js';
 import { ApiError } from '../errors.js';
 import { Mailbox } from './mailbox.js';
 
@@ -28,6 +28,8 @@ export interface ActorHostOptions {
   mailboxSize: number;
   /** Messages in all mailboxes of this host together before new ones are refused. */
   maxInFlight?: number;
+  /** Which command subjects this host serves (node-scoped while the log is local). */
+  scope?: CommandScope;
 }
 
 export class ActorHost {
@@ -45,7 +47,7 @@ export class ActorHost {
   async register(family: string, create: (key: string) => Actor): Promise<void> {
     const slots = new Map<string, Slot>();
     this.families.set(family, slots);
-    const sub = await this.bus.serve(kindWildcard(family), (msg) => this.dispatch(slots, create, msg as ActorMessage), {
+    const sub = await this.bus.serve(kindWildcard(family, this.opts.scope), (msg) => this.dispatch(slots, create, msg as ActorMessage), {
       queue: `actors.${family}`,
     });
     this.subscriptions.push(sub);

@@ -42,14 +42,19 @@ export class EntityWriter {
   }
 
   private async update(kind: string, id: string, body: unknown, mode: 'replace' | 'patch'): Promise<void> {
+    const op = await this.buildUpdate(kind, id, body, mode, new Date().toISOString());
+    await this.proposer.propose([op], op.record.updatedAt);
+  }
+
+  /** Builds the update op of a replace or patch (without proposing), for callers that add ops. */
+  async buildUpdate(kind: string, id: string, body: unknown, mode: 'replace' | 'patch', at: string): Promise<Op & { op: 'update' }> {
     const old = await this.replica.get(kind, id);
     if (!old) throw new ApiError('NOT_FOUND');
     const values = this.prepare(kind, body, old, mode);
-    const at = new Date().toISOString();
     const base = mode === 'patch' ? old : keptOnReplace(kind, old);
     const record: Entity = { ...base, ...values, id, createdAt: old.createdAt, updatedAt: at } as Entity;
     if (record.tags === null || record.tags === undefined) record.tags = {};
-    await this.proposer.propose([{ op: 'update', kind, record }], at);
+    return { op: 'update', kind, record };
   }
 
   private prepare(kind: string, body: unknown, old: Entity | undefined, mode: WriteMode): Record<string, unknown> {

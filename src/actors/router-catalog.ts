@@ -8,7 +8,6 @@ import { ApiError } from '../errors.js';
 import { signEnrollmentJwt } from '../pki/enrollment-jwt.js';
 import type { Actor, ActorMessage } from './actor-host.js';
 import type { ActorDeps } from './actor-factory.js';
-import { draftWrite } from './draft-writer.js';
 
 /** Upstream's default `edge.enrollment.edgeRouter.duration`. */
 export const ROUTER_ENROLLMENT_MINUTES = 180;
@@ -60,12 +59,9 @@ export class RouterCatalog implements Actor {
   private async update(id: string, body: unknown, mode: 'replace' | 'patch'): Promise<void> {
     const old = await this.deps.replica.get(this.kind, id);
     if (!old) throw new ApiError('NOT_FOUND');
-    const { ops, at } = await draftWrite(this.deps.replica, (writer) =>
-      mode === 'patch' ? writer.patch(this.kind, id, body) : writer.replace(this.kind, id, body),
-    );
-    const next = ops.find((op): op is Op & { op: 'update' } => op.op === 'update' && op.kind === this.kind)?.record;
-    if (!next) throw new Error(`the drafted ${this.kind} write has no update`);
-    await this.deps.proposer.propose([...ops, ...(await this.relatedOps(old, next, at))], at);
+    const at = new Date().toISOString();
+    const op = await this.deps.writer.buildUpdate(this.kind, id, body, mode, at);
+    await this.deps.proposer.propose([op, ...(await this.relatedOps(old, op.record, at))], at);
   }
 
   private async delete(id: string): Promise<void> {

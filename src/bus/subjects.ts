@@ -9,19 +9,31 @@ export const SUBJECT_PREFIX = 'weft.v1';
 export const DEFAULT_SHARD_COUNT = 64;
 
 /** Kinds that would collide with the non-entity subject families. */
-const RESERVED_KINDS = new Set(['query', 'events']);
+const RESERVED_KINDS = new Set(['query', 'events', 'node']);
 
 /** A plain token: safe in any subject position, never a wildcard. */
 const PLAIN_TOKEN = /^[A-Za-z0-9_-]+$/;
 
-/** Subject of the commands for one entity: `weft.v1.<kind>.<shard>`. */
-export function entitySubject(kind: string, entityId: string, shardCount: number = DEFAULT_SHARD_COUNT): string {
-  return `${SUBJECT_PREFIX}.${checkKind(kind)}.${shardOf(entityId, shardCount)}`;
+/**
+ * Where commands are served. `cluster` (the default) = `weft.v1.<kind>.<shard>`, one owner for
+ * the whole cluster; a node whose log is its own (the local log) serves its actors under
+ * `weft.v1.node.<node>.<kind>.<shard>` so that two nodes on one NATS never take each other's
+ * commands.
+ */
+export type CommandScope = { node: string } | 'cluster';
+
+function commandPrefix(scope: CommandScope): string {
+  return scope === 'cluster' ? SUBJECT_PREFIX : `${SUBJECT_PREFIX}.node.${idToken(scope.node)}`;
+}
+
+/** Subject of the commands for one entity: `weft.v1.<kind>.<shard>` (see CommandScope). */
+export function entitySubject(kind: string, entityId: string, shardCount: number = DEFAULT_SHARD_COUNT, scope: CommandScope = 'cluster'): string {
+  return `${commandPrefix(scope)}.${checkKind(kind)}.${shardOf(entityId, shardCount)}`;
 }
 
 /** Matches every shard of a kind: `weft.v1.<kind>.*` (what an actor host serves). */
-export function kindWildcard(kind: string): string {
-  return `${SUBJECT_PREFIX}.${checkKind(kind)}.*`;
+export function kindWildcard(kind: string, scope: CommandScope = 'cluster'): string {
+  return `${commandPrefix(scope)}.${checkKind(kind)}.*`;
 }
 
 /** Subject of one node's query handler: `weft.v1.query.<node>`; unsafe ids are encoded. */

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Bus } from '../bus/bus.js';
+import type { CommandScope } from '../bus/subjects.js';
 import { ApiError } from '../errors.js';
 import { bodyMiddleware } from './middleware/body.js';
 import { errorMiddleware, type ErrorLogger } from './middleware/errors.js';
@@ -16,6 +17,8 @@ import { CLIENT_PATH, MANAGEMENT_PATH, PRODUCT_VERSION, type BaseUrl } from './r
 export interface GatewayOptions {
   bus: Bus;
   nodeId: string;
+  /** Which command subjects the node's actors serve. */
+  scope: CommandScope;
   baseUrl: BaseUrl;
   logError: ErrorLogger;
   /** Called after each request with its route, status and duration (metrics, access logs). */
@@ -24,7 +27,7 @@ export interface GatewayOptions {
 
 export function createGateway(opts: GatewayOptions): Koa {
   const app = new Koa({ proxy: false });
-  const node = new NodeClient(opts.bus, opts.nodeId);
+  const node = new NodeClient(opts.bus, opts.nodeId, opts.scope);
   app.use(async (ctx, next) => {
     const started = performance.now();
     ctx.state.requestId = randomUUID();

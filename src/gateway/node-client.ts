@@ -2,7 +2,7 @@
 // catalog) and reads to this node's query handler — always through the bus.
 
 import type { Bus } from '../bus/bus.js';
-import { entitySubject, querySubject } from '../bus/subjects.js';
+import { DEFAULT_SHARD_COUNT, entitySubject, querySubject, type CommandScope } from '../bus/subjects.js';
 import type { ResourceDecl } from '../domain/resource.js';
 
 export class NodeClient {
@@ -11,6 +11,7 @@ export class NodeClient {
   constructor(
     private readonly bus: Bus,
     nodeId: string,
+    private readonly scope: CommandScope = 'cluster',
   ) {
     this.querySubject = querySubject(nodeId);
   }
@@ -23,8 +24,8 @@ export class NodeClient {
   /** A command for the actor that owns `id` of this kind (entity actor or kind catalog). */
   command<T = unknown>(decl: ResourceDecl, op: string, id: string, payload: Record<string, unknown> = {}): Promise<T> {
     if (decl.actor === 'entity') {
-      return this.bus.request(entitySubject(decl.entity, id), { ...payload, key: id, op, id }) as Promise<T>;
+      return this.bus.request(entitySubject(decl.entity, id, DEFAULT_SHARD_COUNT, this.scope), { ...payload, key: id, op, id }) as Promise<T>;
     }
-    return this.bus.request(entitySubject('catalog', decl.kind), { ...payload, key: decl.kind, op, id }) as Promise<T>;
+    return this.bus.request(entitySubject('catalog', decl.kind, DEFAULT_SHARD_COUNT, this.scope), { ...payload, key: decl.kind, op, id }) as Promise<T>;
   }
 }
