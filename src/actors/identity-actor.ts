@@ -1,14 +1,13 @@
 // The identity actor: serialises every command for one identity (CRUD, disable/enable, login)
 // and holds its volatile state: the updb failed-attempt counter used for lockout.
 
-import { createHash, randomUUID } from 'node:crypto';
 import type { Entity, Op } from '../domain/commands.js';
-import { newId } from '../domain/ids.js';
 import { disableFields, isDisabled } from '../domain/identity-state.js';
 import { ApiError, fieldError } from '../errors.js';
 import type { Replica } from '../store/replica.js';
 import type { WorkerPool } from '../workers/pool.js';
 import type { Actor, ActorMessage } from './actor-host.js';
+import { createApiSession, type LoginResult, type SessionRequest } from './api-session-factory.js';
 import type { EntityWriter } from './entity-writer.js';
 import type { Proposer } from './proposer.js';
 
@@ -19,22 +18,19 @@ export interface IdentityActorDeps {
   pool: WorkerPool;
 }
 
-/** What a successful login returns to the gateway: the token is shown once, never stored. */
-export interface LoginResult {
-  token: string;
-  apiSessionId: string;
-}
-
 export class IdentityActor implements Actor {
   private failedAttempts = 0;
+  /** Volatile per-identity state of features (posture data, MFA timers, ...), by feature name.
+   * An actor holding any is kept in memory. */
+  readonly features = new Map<string, unknown>();
 
   constructor(
-    private readonly id: string,
-    private readonly deps: IdentityActorDeps,
+    readonly id: string,
+    readonly deps: IdentityActorDeps,
   ) {}
 
   isIdle(): boolean {
-    return this.failedAttempts === 0;
+    return this.failedAttempts === 0 && this.features.size === 0;
   }
 
   async handle(msg: ActorMessage): Promise<unknown> {
@@ -111,7 +107,7 @@ export class IdentityActor implements Actor {
     }
     if (isDisabled(identity)) throw new ApiError('INVALID_AUTH', { code: 'UNHANDLED', message: 'the identity is disabled' });
     this.failedAttempts = 0;
-    return this.createApiSession(identity, authenticator.id, msg);
+    return createApiSession(this.deps, identity, authenticator.id, msg as SessionRequest);
   }
 
   /** Lockout: the failure that reaches maxAttempts disables the identity for the policy's duration. */
@@ -124,36 +120,4 @@ export class IdentityActor implements Actor {
       await this.deps.proposer.propose(this.disableOps(Number(updbPolicy.lockoutDurationMinutes ?? 0), at), at);
     }
   }
-
-  private async createApiSession(identity: Entity, authenticatorId: string, msg: ActorMessage): Promise<LoginResult> {
-    const token = randomUUID();
-    const at = new Date().toISOString();
-    const apiSessionId = newId();
-    const session: Entity = {
-      id: apiSessionId,
-      createdAt: at,
-      updatedAt: at,
-      tags: {},
-      identityId: identity.id,
-      tokenHash: hashToken(token),
-      authenticatorId,
-      ipAddress: String(msg.ipAddress ?? ''),
-      configTypes: Array.isArray(msg.configTypes) ? msg.configTypes : [],
-      isMfaRequired: false,
-      isMfaComplete: false,
-      lastActivityAt: at,
-    };
-    const ops: Op[] = [{ op: 'create', kind: 'api-sessions', record: session }];
-    const info: Record<string, unknown> = {};
-    if (msg.envInfo && typeof msg.envInfo === 'object') info.envInfo = msg.envInfo;
-    if (msg.sdkInfo && typeof msg.sdkInfo === 'object') info.sdkInfo = msg.sdkInfo;
-    if (Object.keys(info).length > 0) ops.push({ op: 'set', kind: 'identities', id: identity.id, fields: info });
-    await this.deps.proposer.propose(ops, at);
-    return { token, apiSessionId };
-  }
-}
-
-/** API-session tokens are looked up by their SHA-256; the token itself is never stored. */
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
 }

@@ -11,7 +11,7 @@ import { isDisabled } from '../../domain/identity-state.js';
 import { ApiError, invalidFilter } from '../../errors.js';
 import { QueryEngine, type Scope } from '../../store/query-engine.js';
 import type { Replica } from '../../store/replica.js';
-import { hashToken } from '../identity-actor.js';
+import { hashToken } from '../api-session-factory.js';
 import type { NodeRegistry } from '../node-registry.js';
 import type { SessionKeeper } from '../session-keeper.js';
 import { listControllers } from './controllers.js';
