@@ -8,6 +8,7 @@ import { authenticators } from './resources/authenticators.js';
 import { identities } from './resources/identities.js';
 import { identityTypes } from './resources/identity-types.js';
 import { identityServiceConfigs } from './resources/identity-service-configs.js';
+import { cas } from './resources/cas.js';
 import { configTypes } from './resources/config-types.js';
 import { configs } from './resources/configs.js';
 import { edgeRouters } from './resources/edge-routers.js';
@@ -32,6 +33,7 @@ export const RESOURCES: readonly ResourceDecl[] = [
   serviceEdgeRouterPolicies,
   servicePolicies,
   postureChecks,
+  cas,
 ];
 
 const BY_KIND = new Map(RESOURCES.map((r) => [r.kind, r]));
