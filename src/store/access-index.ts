@@ -46,24 +46,25 @@ export async function unlinkPolicy(tx: Transaction, decl: ResourceDecl, policyId
  * one of its attributes, `#all` or its `@id` (found through the role-list indexes), plus those
  * that selected it before. Never a scan of all policies.
  */
-export async function syncEntity(tx: Transaction, kind: string, entity: Entity): Promise<void> {
+export async function syncEntity(tx: Transaction, kind: string, entity: Entity, created = false): Promise<void> {
   const attributes = Array.isArray(entity.roleAttributes) ? (entity.roleAttributes as string[]) : [];
   const values = ['#all', `@${entity.id}`, ...attributes.map((a) => `#${a}`)];
   for (const { policy, field } of policiesSelecting(kind)) {
-    const candidates = new Set<string>();
-    for (const value of values) {
-      for (const key of await tx.keysIn(indexValueRange(policy.kind, field, value))) candidates.add(idFromIndexKey(key));
-    }
-    for (const key of await tx.keysIn(entityLinkRange(kind, entity.id, policy.kind))) candidates.add(lastPart(key));
-    for (const policyId of candidates) {
-      const raw = await tx.get(recordKey(policy.kind, policyId));
-      if (raw === undefined) continue;
+    const ranges = values.map((value) => tx.keysIn(indexValueRange(policy.kind, field, value)));
+    if (!created) ranges.push(tx.keysIn(entityLinkRange(kind, entity.id, policy.kind)));
+    const candidates = [...new Set((await Promise.all(ranges)).flat().map(lastPart))];
+    if (candidates.length === 0) continue;
+    const records = await tx.getMany(candidates.map((id) => recordKey(policy.kind, id)));
+    const links = created ? [] : await tx.getMany(candidates.map((id) => entityLinkKey(kind, entity.id, policy.kind, id)));
+    candidates.forEach((policyId, i) => {
+      const raw = records[i];
+      if (raw === undefined) return;
       const record = JSON.parse(raw) as Entity;
       const matches = matchesRoles(splitRoles((record[field] as string[]) ?? []), (record.semantic ?? 'AllOf') as Semantic, entity);
-      const linked = (await tx.get(entityLinkKey(kind, entity.id, policy.kind, policyId))) !== undefined;
+      const linked = !created && links[i] !== undefined;
       if (matches && !linked) link(tx, policy.kind, policyId, kind, entity.id);
       if (!matches && linked) unlink(tx, policy.kind, policyId, kind, entity.id);
-    }
+    });
   }
 }
 

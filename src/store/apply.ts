@@ -87,7 +87,7 @@ async function writeEntity(ctx: ApplyContext, decl: ResourceDecl, record: Entity
   await checkListReferences(tx, decl, record, old);
   putRecord(tx, decl, record, old);
   if (roleFields(decl).length > 0) await syncPolicy(tx, decl, record);
-  if (decl.selectable && !sameAttributes(old, record)) await syncEntity(tx, decl.kind, record);
+  if (decl.selectable && !sameAttributes(old, record)) await syncEntity(tx, decl.kind, record, old === undefined);
 }
 
 function putRecord(tx: Transaction, decl: ResourceDecl, record: Entity, old: Entity | undefined): void {
