@@ -28,7 +28,7 @@ import { LocalLog } from './log/local-log.js';
 import { createLogger, type Logger } from './logger.js';
 import { ensureNodePki, loadTlsFiles } from './pki/node-pki.js';
 import { GrpcServer } from './rpc/grpc-server.js';
-import { LevelKv } from './store/level-kv.js';
+import { CachedKv } from './store/cached-kv.js';
 import { Replica } from './store/replica.js';
 import { WorkerPool } from './workers/pool.js';
 
@@ -70,7 +70,7 @@ export async function startNode(config: Config, logger: Logger): Promise<NodeHan
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
   const baseUrl = config.advertise ? `https://${config.advertise}` : url;
 
-  const kv = new LevelKv({ path: join(dataDir, 'replica') });
+  const kv = new CachedKv({ path: join(dataDir, 'replica') });
   await kv.open();
   const replica = new Replica(kv);
   await replica.open();

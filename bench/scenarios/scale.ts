@@ -1,0 +1,108 @@
+// Behaviour at 100,000 identities: filtered/sorted/paged lists, GET and list against the same
+// at 1,000, access questions (services of an identity, policy advice), and start-up time.
+
+import { performance } from 'node:perf_hooks';
+import { runLoad, seededCopy, startBenchNode, median, type RunningNode } from '../lib/harness.js';
+import { LARGE, SMALL } from '../lib/seed.js';
+import type { Row, ScenarioContext } from './types.js';
+
+const LIST = '/edge/management/v1/identities?filter=' + encodeURIComponent('name >= "identity-05" and name < "identity-06" sort by name desc') + '&limit=10';
+
+async function latency(ctx: ScenarioContext, node: RunningNode, path: string, picks?: string[]) {
+  const runs = [];
+  for (let i = 0; i < ctx.pairs; i++) {
+    runs.push(await runLoad({ ...ctx.timing, origin: node.origin, caFile: ctx.caFile(node), connections: 1, method: 'GET', path, picks, headers: { 'zt-session': node.token } }));
+  }
+  return { rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)), statuses: runs[0].statuses, errors: runs.reduce((n, r) => n + r.errors, 0) };
+}
+
+async function picks(node: RunningNode, path: string): Promise<string[]> {
+  const res = await node.node.request('GET', path, undefined, node.token);
+  return (res.body.data as { id: string }[]).map((d) => d.id);
+}
+
+export async function listLarge(ctx: ScenarioContext): Promise<Row[]> {
+  const node = await startBenchNode(await seededCopy('large', LARGE, ctx.log));
+  try {
+    const r = await latency(ctx, node, LIST);
+    return [{ scenario: 'filtered, sorted, paged list over 100,000 identities', connections: 1, ...r, target: 'p50 ≤ 10 ms', pass: r.p50 <= 10 }];
+  } finally {
+    await node.stop();
+  }
+}
+
+export async function sizeRatio(ctx: ScenarioContext): Promise<Row[]> {
+  const out: Row[] = [];
+  const measured: Record<string, { get: number; list: number }> = {};
+  for (const [name, sizes] of [['small', SMALL], ['large', LARGE]] as const) {
+    const node = await startBenchNode(await seededCopy(name, sizes, ctx.log));
+    try {
+      const ids = await picks(node, '/identities?limit=200');
+      const get = await latency(ctx, node, '/edge/management/v1/identities/{pick}', ids);
+      const list = await latency(ctx, node, LIST);
+      measured[name] = { get: get.p50, list: list.p50 };
+      out.push({ scenario: `GET /identities/{id} at ${sizes.identities} identities`, connections: 1, ...get, target: 'reported' });
+      out.push({ scenario: `list at ${sizes.identities} identities`, connections: 1, ...list, target: 'reported' });
+    } finally {
+      await node.stop();
+    }
+  }
+  const getRatio = measured.large.get / measured.small.get;
+  const listRatio = measured.large.list / measured.small.list;
+  out.push({ scenario: 'GET p50 at 100k ÷ at 1k', connections: 1, rps: 0, p50: 0, p99: 0, value: `${getRatio.toFixed(2)}×`, target: '≤ 1.25×', pass: getRatio <= 1.25 });
+  out.push({ scenario: 'list p50 at 100k ÷ at 1k', connections: 1, rps: 0, p50: 0, p99: 0, value: `${listRatio.toFixed(2)}×`, target: '≤ 1.25×', pass: listRatio <= 1.25 });
+  return out;
+}
+
+export async function accessLarge(ctx: ScenarioContext): Promise<Row[]> {
+  const node = await startBenchNode(await seededCopy('large', LARGE, ctx.log));
+  try {
+    const ids = await picks(node, '/identities?limit=200');
+    const services = await picks(node, '/services?limit=50');
+    const pairs = ids.map((id, i) => `${id}/policy-advice/${services[i % services.length]}`);
+    const svc = await latency(ctx, node, '/edge/management/v1/identities/{pick}/services?policyType=dial', ids);
+    const advice = await latency(ctx, node, '/edge/management/v1/identities/{pick}', pairs);
+    return [
+      { scenario: 'accessible services of one identity (100k identities, 500 policies)', connections: 1, ...svc, target: 'p50 ≤ 2 ms', pass: svc.p50 <= 2 },
+      { scenario: 'policy advice (100k identities, 500 policies)', connections: 1, ...advice, target: 'p50 ≤ 2 ms', pass: advice.p50 <= 2 },
+    ];
+  } finally {
+    await node.stop();
+  }
+}
+
+export async function startLarge(ctx: ScenarioContext): Promise<Row[]> {
+  const times: number[] = [];
+  for (let i = 0; i < ctx.pairs; i++) {
+    const dir = await seededCopy('large', LARGE, ctx.log);
+    const t0 = performance.now();
+    const node = await startBenchNode(dir);
+    times.push((performance.now() - t0) / 1000);
+    await node.stop();
+  }
+  const seconds = median(times);
+  return [{ scenario: 'node start with 100,000 identities on disk (to serving, incl. first login)', connections: 0, rps: 0, p50: 0, p99: 0, value: `${seconds.toFixed(2)} s`, target: '≤ 3 s', pass: seconds <= 3 }];
+}
+
+export async function loginsVsReads(ctx: ScenarioContext): Promise<Row[]> {
+  const node = await startBenchNode(await seededCopy('small', SMALL, ctx.log), { WEFT_WORKER_THREADS: '2' });
+  try {
+    const ids = await picks(node, '/identities?limit=200');
+    const read = { ...ctx.timing, origin: node.origin, caFile: ctx.caFile(node), connections: 16, method: 'GET', path: '/edge/management/v1/identities/{pick}', picks: ids, headers: { 'zt-session': node.token } };
+    const login = { ...ctx.timing, origin: node.origin, caFile: ctx.caFile(node), connections: 32, method: 'POST', path: '/edge/management/v1/authenticate?method=password', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'bench-admin-password' }) };
+    const ratios: number[] = [];
+    let unloadedRps = 0;
+    let loadedRps = 0;
+    for (let i = 0; i < ctx.pairs; i++) {
+      const unloaded = await runLoad(read);
+      const [loaded] = await Promise.all([runLoad(read), runLoad(login)]);
+      ratios.push(loaded.rps / unloaded.rps);
+      unloadedRps = unloaded.rps;
+      loadedRps = loaded.rps;
+    }
+    const ratio = median(ratios);
+    return [{ scenario: 'reads while logins saturate the node (16 read + 32 login connections)', connections: 16, rps: loadedRps, p50: 0, p99: 0, baselineRps: unloadedRps, ratio, target: '≥ 0.8 × unloaded reads', pass: ratio >= 0.8 }];
+  } finally {
+    await node.stop();
+  }
+}
