@@ -1,7 +1,7 @@
 // CachedKv: LevelDB for durability, an in-memory ordered mirror for every read. The mirror is
-// loaded at open. A synced batch goes to disk first; an unsynced one (the replica's applies,
-// whose durable truth is the log) lands in the mirror at once and is written behind, several
-// batches coalesced into one LevelDB write, always in order.
+// built in the background after open (the node serves from LevelDB meanwhile). Once it is
+// warm, an unsynced batch (the replica's applies, whose durable truth is the log) lands in the
+// mirror at once and is written behind, several batches coalesced into one LevelDB write.
 
 import type { KvSnapshot } from './kv-snapshot.js';
 import { LevelKv } from './level-kv.js';
@@ -13,6 +13,11 @@ const LOAD_CHUNK = 10_000;
 export class CachedKv implements KvStore {
   private readonly disk: LevelKv;
   private mirror = new MemoryKv();
+  /** True once the mirror holds everything: reads and writes switch to it. */
+  private warm = false;
+  /** Writes made while the mirror is being built, replayed into it before it is used. */
+  private journal: KvOp[][] | undefined;
+  private warming: Promise<void> | undefined;
   private pending: KvOp[] = [];
   private flushing: Promise<void> | undefined;
   private failure: Error | undefined;
@@ -21,44 +26,59 @@ export class CachedKv implements KvStore {
     this.disk = new LevelKv(opts);
   }
 
-  /** Opens LevelDB and copies it into memory, streaming in chunks. */
+  /** Opens LevelDB and starts building the mirror; reads are served from disk until it is warm. */
   async open(): Promise<void> {
     await this.disk.open();
+    this.warm = false;
     this.mirror = new MemoryKv();
     await this.mirror.open();
-    let chunk: KvOp[] = [];
-    for await (const [key, value] of this.disk.entries({})) {
-      chunk.push({ type: 'put', key, value });
-      if (chunk.length >= LOAD_CHUNK) {
-        await this.mirror.batch(chunk);
-        chunk = [];
-      }
+    this.journal = [];
+    this.warming = this.build().catch((err) => {
+      this.failure = err instanceof Error ? err : new Error(String(err));
+    });
+  }
+
+  /** Resolves when reads are served from memory (tests and benchmarks wait for it). */
+  async whenWarm(): Promise<void> {
+    await this.warming;
+    if (this.failure) throw this.failure;
+  }
+
+  private async build(): Promise<void> {
+    const entries: [string, string][] = [];
+    for await (const chunk of this.disk.chunks({}, LOAD_CHUNK)) {
+      for (const entry of chunk) entries.push(entry);
     }
-    await this.mirror.batch(chunk);
+    this.mirror.bulkLoad(entries);
+    for (const ops of this.journal ?? []) await this.mirror.batch(ops);
+    this.journal = undefined;
+    this.warm = true;
   }
 
   async close(): Promise<void> {
+    await this.warming;
     await this.flush();
     await this.mirror.close();
     await this.disk.close();
   }
 
   get(key: string): Promise<string | undefined> {
-    return this.mirror.get(key);
+    return this.warm ? this.mirror.get(key) : this.disk.get(key);
   }
 
   getMany(keys: string[]): Promise<(string | undefined)[]> {
-    return this.mirror.getMany(keys);
+    return this.warm ? this.mirror.getMany(keys) : this.disk.getMany(keys);
   }
 
-  /** Synced: disk first (after everything written behind), then the mirror. Unsynced: the
-   * mirror now (it validates the ops), the disk soon after. */
+  /** While warming, or synced: disk first, then the mirror (or its journal). Warm and
+   * unsynced: the mirror now (it validates the ops), the disk soon after. */
   async batch(ops: KvOp[], opts?: { sync?: boolean }): Promise<void> {
     if (this.failure) throw this.failure;
-    if (opts?.sync) {
+    if (!this.warm || opts?.sync) {
       await this.flush();
       await this.disk.batch(ops, opts);
-      await this.mirror.batch(ops);
+      if (this.journal) this.journal.push(ops);
+      else await this.mirror.batch(ops);
       return;
     }
     await this.mirror.batch(ops);
@@ -91,11 +111,11 @@ export class CachedKv implements KvStore {
   }
 
   entries(range: KvRange): AsyncIterable<[string, string]> {
-    return this.mirror.entries(range);
+    return this.warm ? this.mirror.entries(range) : this.disk.entries(range);
   }
 
   keys(range: KvRange): AsyncIterable<string> {
-    return this.mirror.keys(range);
+    return this.warm ? this.mirror.keys(range) : this.disk.keys(range);
   }
 
   /** A consistent point-in-time view: an explicit LevelDB snapshot of the disk, which always

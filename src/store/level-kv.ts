@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { assertValidOps, isValidKey } from './compare-utf8.js';
 import type { KvOp, KvRange, KvStore } from './kv.js';
+import type { KvSnapshot } from './kv-snapshot.js';
 
 /** Directory mode: owner-only. The directory is the access barrier for everything inside. */
 const DIR_MODE = 0o700;
@@ -94,6 +95,21 @@ export class LevelKv implements KvStore {
     }
   }
 
+  /** Entries in chunks of up to `size` (one native call per chunk): the fast way to read a
+   * whole store. The iterator reads the snapshot taken when it was created. */
+  async *chunks(range: KvRange, size: number): AsyncIterable<[string, string][]> {
+    const iterator = this.#open().iterator(levelRange(range));
+    try {
+      for (;;) {
+        const chunk = await iterator.nextv(size);
+        if (chunk.length === 0) return;
+        yield chunk;
+      }
+    } finally {
+      await iterator.close();
+    }
+  }
+
   async *keys(range: KvRange): AsyncIterable<string> {
     const iterator = this.#open().keys(levelRange(range));
     try {
@@ -101,6 +117,28 @@ export class LevelKv implements KvStore {
     } finally {
       await iterator.close();
     }
+  }
+
+  /** A read-only view of the store as it is now (an explicit LevelDB snapshot): every read
+   * of the view sees that instant. Close the view when done. */
+  snapshot(): KvSnapshot {
+    const db = this.#open();
+    const snapshot = db.snapshot();
+    const options = { snapshot };
+    return {
+      open: async () => undefined,
+      close: () => snapshot.close(),
+      get: async (key) => (isValidKey(key) ? db.get(key, options) : undefined),
+      getMany: async (keys) => {
+        const valid = keys.filter(isValidKey);
+        const found = await db.getMany(valid, options);
+        let next = 0;
+        return keys.map((key) => (isValidKey(key) ? found[next++] : undefined));
+      },
+      batch: () => Promise.reject(new Error('a snapshot view is read-only')),
+      entries: (range) => iterate(db.iterator({ ...levelRange(range), snapshot })),
+      keys: (range) => iterate(db.keys({ ...levelRange(range), snapshot })),
+    };
   }
 
   #open(): Db {
@@ -118,6 +156,15 @@ function levelRange(range: KvRange): LevelRange {
   if (range.lt !== undefined) out.lt = range.lt;
   if (range.lte !== undefined) out.lte = range.lte;
   return out;
+}
+
+/** Streams a classic-level iterator and always closes it. */
+async function* iterate<T>(iterator: AsyncIterable<T> & { close(): Promise<void> }): AsyncIterable<T> {
+  try {
+    for await (const item of iterator) yield item;
+  } finally {
+    await iterator.close();
+  }
 }
 
 /** Compaction may delete a file between readdir and chmod. */
