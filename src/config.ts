@@ -103,6 +103,13 @@ export function loadConfig(): Config | 'help' {
   return parseConfig(process.argv.slice(2), process.env);
 }
 
+/** How the admin CLI (`weft`) was invoked: its arguments, and WEFT_SESSION_FILE (where the
+ * session is kept instead of ~/.config/weft/session.json). */
+export function loadAdminCliInvocation(): { args: string[]; sessionFile?: string } {
+  const sessionFile = process.env.WEFT_SESSION_FILE;
+  return { args: process.argv.slice(2), sessionFile: sessionFile ? sessionFile : undefined };
+}
+
 /** True when the module at `moduleUrl` is the script this process was started with. */
 export function isEntryPoint(moduleUrl: string): boolean {
   const script = process.argv[1];

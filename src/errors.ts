@@ -80,6 +80,17 @@ const CATALOGUE: Record<string, CatalogueEntry> = {
     message: 'The identity already has an authenticator of this method; only one is allowed',
   },
   CAN_NOT_UPDATE_AUTHENTICATOR: { status: 409, message: 'The authenticator cannot be updated' },
+  COULD_NOT_PROCESS_CSR: { status: 400, message: 'The supplied csr could not be processed' },
+  MISSING_OR_INVALID_CSR: { status: 400, message: 'The supplied enrollment request is missing or contains an invalid CSR' },
+  INVALID_ENROLL_METHOD: { status: 400, message: 'The supplied enrollment method is not valid' },
+  ENROLLMENT_CA_NOT_VALID: { status: 400, message: 'The CA tied to the supplied token is no longer valid' },
+  ENROLLMENT_NO_VALID_CAS: { status: 400, message: 'No CAs are valid for this request' },
+  CERT_FAILED_VALIDATION: { status: 400, message: 'certificate failed to validate against CA' },
+  INVALID_CLIENT_CERT: { status: 400, message: 'The provided client certificate is invalid' },
+  EDGE_ROUTER_ENROLL_COMMON_NAME_INVALID: {
+    status: 400,
+    message: "The edge router CSR enrollment must have a common name that matches the edge router's id",
+  },
   NO_EDGE_ROUTERS_AVAILABLE: { status: 400, message: 'No edge routers are assigned and online to handle the requested connection' },
 };
 

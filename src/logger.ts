@@ -16,7 +16,7 @@ export interface Logger {
 export function createLogger(level: Level, base: Record<string, unknown> = {}, sink = defaultSink): Logger {
   const write = (at: Level, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[at] < ORDER[level]) return;
-    sink(at, JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...base, ...fields }, errorReplacer));
+    sink(at, JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...base, ...fields }, redactingReplacer));
   };
   return {
     debug: (m, f) => write('debug', m, f),
@@ -32,7 +32,18 @@ function defaultSink(level: Level, line: string): void {
   else process.stdout.write(`${line}\n`);
 }
 
-function errorReplacer(_key: string, value: unknown): unknown {
-  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
+/** Field names whose values are never written, whatever a caller passes (a safety net: callers
+ * must not pass secrets in the first place). */
+const SECRET_FIELD = /^(?:.*password.*|.*passwd.*|.*secret.*|token|.*token(?:hash)?|zt-session|authorization|cookie|set-cookie|salt|.*hash|jwt|.*privatekey.*|.*keypem|key|otp|totp|recoverycodes?|code_verifier)$/i;
+const PRIVATE_KEY_PEM = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g;
+
+function redactingReplacer(key: string, value: unknown): unknown {
+  if (key !== '' && SECRET_FIELD.test(key) && value !== null && value !== undefined && typeof value !== 'boolean') return '[redacted]';
+  if (value instanceof Error) return { name: value.name, message: redactText(value.message), stack: value.stack === undefined ? undefined : redactText(value.stack) };
+  if (typeof value === 'string') return redactText(value);
   return value;
+}
+
+function redactText(text: string): string {
+  return text.includes('PRIVATE KEY-----') ? text.replace(PRIVATE_KEY_PEM, '[redacted private key]') : text;
 }

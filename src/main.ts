@@ -16,18 +16,31 @@ import { EntityWriter } from './actors/entity-writer.js';
 import { Proposer } from './actors/proposer.js';
 import { QueryHandler } from './actors/query/query-handler.js';
 import { SessionKeeper } from './actors/session-keeper.js';
+import { PostureReevaluator } from './actors/posture/posture-reevaluator.js';
+import { postureRuntime, type Clock, type PostureRuntime, type Timers } from './actors/posture/posture-runtime.js';
+import { RouterPresence } from './actors/router-presence.js';
 import type { Bus } from './bus/bus.js';
 import { MemoryBus } from './bus/memory-bus.js';
 import { NatsBus } from './bus/nats-bus.js';
-import { querySubject, type CommandScope } from './bus/subjects.js';
+import { eventSubject, querySubject, type CommandScope } from './bus/subjects.js';
 import { ConfigError, helpText, isEntryPoint, loadConfig, splitAddress, type Config } from './config.js';
 import type { Command } from './domain/commands.js';
-import { RESOURCES } from './domain/registry.js';
+import { RESOURCES, resourceOf } from './domain/registry.js';
 import { createGateway } from './gateway/app.js';
+import { NodeClient } from './gateway/node-client.js';
+import { LoginLimiter } from './gateway/middleware/login-limiter.js';
 import { LocalLog } from './log/local-log.js';
 import { createLogger, type Logger } from './logger.js';
+import { IntegrityRunner } from './ops/integrity-runner.js';
+import { NodeMetrics } from './ops/node-metrics.js';
+import { OpsHandler } from './ops/ops-handler.js';
+import { createRequestObserver } from './ops/request-observer.js';
+import { SnapshotTaker } from './ops/snapshot-taker.js';
+import { TRACE_POSTURE, TraceRegistry } from './ops/trace-registry.js';
 import { ensureNodePki, loadTlsFiles } from './pki/node-pki.js';
 import { GrpcServer } from './rpc/grpc-server.js';
+import { changedRouterIds, PostureStreamService, type PostureSubmitResult, type Revocation } from './rpc/posture-service.js';
+import { RouterAuthenticator } from './rpc/router-auth.js';
 import { CachedKv } from './store/cached-kv.js';
 import { Replica } from './store/replica.js';
 import { WorkerPool } from './workers/pool.js';
@@ -44,10 +57,23 @@ export interface NodeHandle {
   generatedAdminPassword?: string;
   replica: Replica;
   actors: ActorHost;
+  /** The node's metrics (GET /metrics) and identity traces. */
+  metrics: NodeMetrics;
+  traces: TraceRegistry;
+  /** Appends commands to this node's log (tests set up state the API cannot, e.g. router fingerprints). */
+  proposer: Proposer;
+  /** Resolves once posture re-evaluations of changes seen so far are done (tests, benchmarks). */
+  postureIdle(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startNode(config: Config, logger: Logger): Promise<NodeHandle> {
+/** In-process overrides (tests): the posture clock and timers, so MFA timeouts run without sleeping. */
+export interface NodeHooks {
+  clock?: Clock;
+  timers?: Timers;
+}
+
+export async function startNode(config: Config, logger: Logger, hooks: NodeHooks = {}): Promise<NodeHandle> {
   const startedAt = new Date().toISOString();
   const dataDir = resolve(config.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
@@ -62,7 +88,9 @@ export async function startNode(config: Config, logger: Logger): Promise<NodeHan
     res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
     res.end(JSON.stringify({ error: { code: 'SERVICE_UNAVAILABLE', message: 'The controller is starting' }, meta: {} }));
   };
-  const server = createServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => handle(req, res));
+  // Clients may present a certificate (cert login, enrollment, extension); Weft verifies it
+  // itself, so the handshake accepts any or none.
+  const server = createServer({ cert: tls.certPem, key: tls.keyPem, requestCert: true, rejectUnauthorized: false }, (req, res) => handle(req, res));
   server.keepAliveTimeout = 65_000;
   await listen(server, host, port);
   const bound = server.address();
@@ -88,20 +116,51 @@ export async function startNode(config: Config, logger: Logger): Promise<NodeHan
   // The log is this node's own (no shared JetStream log yet), so its actors serve node-scoped
   // command subjects: another node on the same NATS never takes this node's writes.
   const scope: CommandScope = { node: nodeId };
-  const actors = new ActorHost(bus, { mailboxSize: config.mailboxSize, maxInFlight: 10_000, scope });
+  const traces = new TraceRegistry(log);
+  const loginLimiter = new LoginLimiter();
+  const metrics = new NodeMetrics({
+    actors: () => ({ ...actors.depth(), families: actors.familyDepths() }),
+    appliedSeq: () => replica.appliedSeq,
+    lastSeq: () => commandLog.lastSeq(),
+    pool: () => pool.stats(),
+    loginLimiter: () => loginLimiter.state(),
+  });
+  const actors = new ActorHost(bus, {
+    mailboxSize: config.mailboxSize, maxInFlight: 10_000, scope, onReject: (source) => metrics.rejections.inc({ source }),
+  });
   const nodes = new NodeRegistry(bus, {
     id: nodeId, baseUrl, ctrlAddress: null, certPem: tls.certPem, fingerprint: certFingerprint(tls.certPem), startedAt,
   }, { onError: (err) => log.warn('heartbeat failed', { error: err }) });
+  const client = new NodeClient(bus, nodeId, scope);
+  const presence = new RouterPresence();
+  const posture = postureRuntime({
+    clock: hooks.clock,
+    timers: hooks.timers,
+    tell: (identityId, msg) => client.command(resourceOf('identities'), String(msg.op), identityId, msg),
+    publishRevocation: (event) => void bus.publish(eventSubject('posture.revocations'), event).catch((err) => log.warn('revocation publish failed', { error: err })),
+    observer: {
+      count: (type, result, n = 1) => metrics.postureEvents.inc({ type, result }, n),
+      isTraced: (identityId) => traces.isTraced(identityId, TRACE_POSTURE) !== undefined,
+      trace: (identityId, message, detail) => void traces.trace(identityId, TRACE_POSTURE, message, detail),
+    },
+  });
   const deps: ActorDeps = {
     replica, proposer, writer, pool, nodeId, baseUrl,
     signer: { caCertPem: tls.caPem, caKeyPem: tls.caKeyPem },
     controllers: () => nodes.onlineUrls(),
+    traces,
+    metrics,
+    posture,
   };
   for (const decl of RESOURCES.filter((r) => r.actor === 'entity')) {
     await actors.register(decl.entity, (id) => createEntityActor(decl.entity, id, deps));
   }
   await actors.register('catalog', (kind) => createCatalogActor(kind, deps));
-  const queries = new QueryHandler(replica, sessions, nodes);
+  const queries = new QueryHandler(replica, sessions, nodes, presence);
+  const snapshots = new SnapshotTaker({ kv: replica.kv, dir: join(dataDir, 'snapshots'), log });
+  const integrity = new IntegrityRunner({ replica, proposer, backup: () => snapshots.take(true), log });
+  const ops = new OpsHandler({ replica, integrity, snapshots, traces });
+  queries.delegate('ops', (msg) => ops.handle(msg));
   const querySub = await bus.serve(querySubject(nodeId), (msg) => queries.handle(msg as Record<string, unknown>));
   sessions.start((err) => log.warn('session upkeep failed', { error: err }));
 
@@ -118,14 +177,18 @@ export async function startNode(config: Config, logger: Logger): Promise<NodeHan
     scope,
     baseUrl: () => baseUrl,
     logError: (entry) => (entry.status >= 500 ? log.error('request failed', entry) : log.debug('request refused', entry)),
-    onRequest: (entry) => log.debug('request', entry),
+    onRequest: createRequestObserver({ log, metrics, traces }),
+    metrics: () => metrics.render(),
+    loginLimiter,
   });
   handle = app.callback();
 
+  const postureStreams = await startPostureStreams({ replica, bus, client, presence, posture, pool, caPem: tls.caPem, log });
   const grpc = await GrpcServer.start({
     listen: config.grpcListen,
     tls: { certPem: tls.certPem, keyPem: tls.keyPem, caPem: tls.caPem },
     health: () => ({ serving: true, nodeId, appliedSeq: replica.appliedSeq }),
+    services: [postureStreams.service.binding()],
   });
   nodes.update({ ctrlAddress: `tls:${grpc.address}` });
   await nodes.start();
@@ -137,9 +200,11 @@ export async function startNode(config: Config, logger: Logger): Promise<NodeHan
         server.close(() => done());
         server.closeIdleConnections();
       });
+      await postureStreams.close();
       await grpc.close();
       await nodes.stop();
       await sessions.stop().catch((err) => log.warn('final session flush failed', { error: err }));
+      await integrity.close();
       await querySub.unsubscribe();
       await actors.close();
       await bus.close();
@@ -152,7 +217,52 @@ export async function startNode(config: Config, logger: Logger): Promise<NodeHan
   return {
     nodeId, url, grpcAddress: grpc.address, caPem: tls.caPem,
     generatedAdminPassword: boot?.generatedPassword,
-    replica, actors, close,
+    replica, actors, metrics, traces, proposer, postureIdle: () => postureStreams.reevaluator.idle(), close,
+  };
+}
+
+/**
+ * The posture feature's node-level parts: bulk re-evaluation on model changes, the router
+ * posture stream (gRPC), revocations pushed to the streams, and streams closed when their
+ * router's certificate stops matching its record (re-enroll, delete).
+ */
+async function startPostureStreams(opts: {
+  replica: Replica;
+  bus: Bus;
+  client: NodeClient;
+  presence: RouterPresence;
+  posture: PostureRuntime;
+  pool: WorkerPool;
+  caPem: string;
+  log: Logger;
+}) {
+  const { replica, bus, client, log } = opts;
+  const reevaluator = new PostureReevaluator({ replica, pool: opts.pool, runtime: opts.posture, onError: (err) => log.warn('posture re-evaluation failed', { error: err }) });
+  reevaluator.start();
+  const service = new PostureStreamService({
+    auth: new RouterAuthenticator({ caPem: opts.caPem, router: (id) => replica.get('edge-routers', id) }),
+    presence: opts.presence,
+    submit: (event) =>
+      client.command<PostureSubmitResult>(resourceOf('identities'), 'postureResponses', event.identityId, {
+        apiSessionId: event.apiSessionId, responses: event.responses, source: 'grpc',
+      }),
+    onError: (err) => log.warn('posture stream failed', { error: err }),
+  });
+  const revocations = await bus.subscribe(eventSubject('posture.revocations'), (msg) => service.notify(msg as Revocation));
+  const onApplied = (event: { command: Command }) => {
+    const ids = changedRouterIds(event.command.ops);
+    if (ids.length > 0) service.recheck(ids).catch((err) => log.warn('router stream re-check failed', { error: err }));
+  };
+  replica.events.on('applied', onApplied);
+  return {
+    service,
+    reevaluator,
+    async close() {
+      replica.events.off('applied', onApplied);
+      service.close();
+      await revocations.unsubscribe();
+      await reevaluator.stop();
+    },
   };
 }
 

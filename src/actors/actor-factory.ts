@@ -5,16 +5,25 @@ import type { Replica } from '../store/replica.js';
 import type { WorkerPool } from '../workers/pool.js';
 import type { Actor } from './actor-host.js';
 import { AuthenticatorCatalog } from './authenticator-catalog.js';
+import { AuthPolicyCatalog } from './auth-policy-catalog.js';
+import { CaCatalog } from './ca-catalog.js';
 import { CatalogActor } from './catalog-actor.js';
 import { ConfigCatalog } from './config-catalog.js';
 import { ConfigTypeCatalog } from './config-type-catalog.js';
+import { EnrollmentCatalog } from './credentials/enrollment-catalog.js';
 import { EdgeRouterCatalog } from './edge-router-catalog.js';
 import type { EntityWriter } from './entity-writer.js';
+import { ExternalJwtSignerCatalog } from './external-jwt-signer-catalog.js';
 import { IdentityActor } from './identity-actor.js';
 import { IdentityServiceConfigCatalog } from './identity-service-config-catalog.js';
+// Side effect: registers the hook that makes logins of MFA identities owe a TOTP code.
+import './mfa/mfa-session-fields.js';
 import { PostureCheckCatalog } from './posture-check-catalog.js';
+import type { PostureRuntime } from './posture/posture-runtime.js';
 import type { Proposer } from './proposer.js';
 import { RouterCatalog } from './router-catalog.js';
+import type { NodeMetrics } from '../ops/node-metrics.js';
+import type { TraceRegistry } from '../ops/trace-registry.js';
 
 /** Everything an actor may use. Actors get the whole set; each takes what it needs. */
 export interface ActorDeps {
@@ -29,6 +38,13 @@ export interface ActorDeps {
   signer: { caCertPem: string; caKeyPem: string };
   /** API base URLs of the online controllers (enrollment JWT `ctrls`); default [baseUrl]. */
   controllers?: () => string[];
+  /** The posture feature's clock, timers, actor messaging and hooks (see posture-runtime). */
+  posture?: PostureRuntime;
+  /** Identity traces (node-local): `traces.isTraced(identityId, 'posture')` gives the traceId of
+   * a traced identity, `traces.trace(identityId, 'posture', msg, fields)` logs with it. */
+  traces?: TraceRegistry;
+  /** The node's metrics, e.g. `metrics.postureEvents.inc({ type, result })`. */
+  metrics?: NodeMetrics;
 }
 
 /** The actor for an entity-family key (`identity` → id). */
@@ -60,6 +76,14 @@ export function createCatalogActor(kind: string, deps: ActorDeps): Actor {
       return new RouterCatalog('routers', 'trott', deps);
     case 'posture-checks':
       return new PostureCheckCatalog(deps);
+    case 'enrollments':
+      return new EnrollmentCatalog(deps);
+    case 'cas':
+      return new CaCatalog(deps);
+    case 'external-jwt-signers':
+      return new ExternalJwtSignerCatalog(deps);
+    case 'auth-policies':
+      return new AuthPolicyCatalog(deps);
     default:
       return new CatalogActor(kind, deps.writer);
   }

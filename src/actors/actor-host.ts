@@ -30,6 +30,8 @@ export interface ActorHostOptions {
   maxInFlight?: number;
   /** Which command subjects this host serves (node-scoped while the log is local). */
   scope?: CommandScope;
+  /** Told about every message refused with 429 (metrics): a full mailbox or the in-flight bound. */
+  onReject?: (source: 'mailbox' | 'inFlight') => void;
 }
 
 export class ActorHost {
@@ -62,6 +64,7 @@ export class ActorHost {
       return Promise.reject(new ApiError('UNHANDLED', { code: 'UNHANDLED', message: 'malformed actor message' }));
     }
     if (this.inFlight >= (this.opts.maxInFlight ?? Infinity)) {
+      this.opts.onReject?.('inFlight');
       return Promise.reject(new ApiError('SERVER_TOO_MANY_REQUESTS'));
     }
     let slot = slots.get(msg.key);
@@ -70,6 +73,7 @@ export class ActorHost {
       slots.set(msg.key, slot);
     }
     const { actor } = slot;
+    if (slot.mailbox.depth >= slot.mailbox.capacity) this.opts.onReject?.('mailbox');
     this.inFlight++;
     return slot.mailbox.submit(() => actor.handle(msg)).finally(() => this.inFlight--);
   }
@@ -85,6 +89,21 @@ export class ActorHost {
       }
     }
     return { inFlight: this.inFlight, deepest, actors };
+  }
+
+  /** Per actor family: live actors, messages queued or running, the deepest mailbox (metrics). */
+  familyDepths(): Record<string, { actors: number; queued: number; deepest: number }> {
+    const out: Record<string, { actors: number; queued: number; deepest: number }> = {};
+    for (const [family, slots] of this.families) {
+      const f = { actors: 0, queued: 0, deepest: 0 };
+      for (const slot of slots.values()) {
+        f.actors++;
+        f.queued += slot.mailbox.depth;
+        f.deepest = Math.max(f.deepest, slot.mailbox.depth);
+      }
+      out[family] = f;
+    }
+    return out;
   }
 
   private sweep(): void {

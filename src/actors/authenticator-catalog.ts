@@ -1,4 +1,5 @@
-// The authenticators catalog actor: creates and updates updb and certificate authenticators.
+// The authenticators catalog actor: creates and updates updb and certificate authenticators,
+// the caller's own updb changes (current password required) and certificate extension requests.
 // Passwords are checked against the identity's auth policy and hashed on the worker pool.
 
 import { X509Certificate } from 'node:crypto';
@@ -37,6 +38,10 @@ export class AuthenticatorCatalog implements Actor {
         return this.update(id, msg.body, msg.op);
       case 'delete':
         return this.deps.writer.delete('authenticators', id);
+      case 'updateSelf':
+        return this.updateSelf(id, String(msg.identityId ?? ''), msg.body, msg.mode === 'patch' ? 'patch' : 'replace');
+      case 'requestExtend':
+        return this.requestExtend(id, msg.body);
       default:
         throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown authenticators operation ${msg.op}` });
     }
@@ -87,13 +92,35 @@ export class AuthenticatorCatalog implements Actor {
     return {};
   }
 
-  /** Checks the identity's auth-policy password rules, then hashes on the worker pool. */
-  private async hashFor(identity: Entity | undefined, password: string): Promise<{ passwordHash: string; salt: string }> {
-    const policy = await this.deps.replica.get('auth-policies', String(identity?.authPolicyId ?? 'default'));
-    const rules = ((policy?.primary as { updb?: UpdbRules } | undefined)?.updb ?? {}) as UpdbRules;
-    checkPasswordRules(password, rules);
-    const { hash, salt } = await this.deps.pool.hashPassword(password);
-    return { passwordHash: hash, salt };
+  /** `/current-identity/authenticators/{id}` PUT/PATCH: only the caller's own updb
+   * authenticator, and only with its current password (verified on the worker pool). */
+  private async updateSelf(id: string, identityId: string, body: unknown, mode: 'replace' | 'patch'): Promise<Record<string, never>> {
+    const old = await this.deps.replica.get('authenticators', id);
+    if (!old || old.identityId !== identityId) throw new ApiError('NOT_FOUND');
+    if (old.method !== 'updb') throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
+    const { currentPassword, ...changes } = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+    if (typeof currentPassword !== 'string' || currentPassword === '') throw fieldError('currentPassword', null, 'currentPassword is required');
+    if (!(await this.deps.pool.verifyPassword(currentPassword, String(old.passwordHash), String(old.salt)))) {
+      throw new ApiError('UNAUTHORIZED', { field: 'currentPassword', value: '******', reason: 'invalid current password' });
+    }
+    return this.update(id, changes, mode);
+  }
+
+  /** Flags a certificate authenticator for early extension (and optionally a key roll). */
+  private async requestExtend(id: string, body: unknown): Promise<Record<string, never>> {
+    const old = await this.deps.replica.get('authenticators', id);
+    if (!old) throw new ApiError('NOT_FOUND');
+    if (old.method !== 'cert') throw new ApiError('UNAUTHORIZED', { code: 'UNHANDLED', message: 'authenticator is not a certificate authenticator' });
+    const rollKeys = (body as { rollKeys?: unknown } | null)?.rollKeys;
+    if (rollKeys !== undefined && typeof rollKeys !== 'boolean') throw fieldError('rollKeys', rollKeys, 'rollKeys in body must be of type boolean');
+    const at = new Date().toISOString();
+    const fields = { isExtendRequested: true, isKeyRollRequested: rollKeys === true, extendRequestedAt: at, updatedAt: at };
+    await this.deps.proposer.propose([{ op: 'set', kind: 'authenticators', id, fields }], at);
+    return {};
+  }
+
+  private hashFor(identity: Entity | undefined, password: string): Promise<{ passwordHash: string; salt: string }> {
+    return hashPasswordFor(this.deps, identity, password);
   }
 
   private certFields(certPem: unknown): { certPem: string; fingerprint: string } {
@@ -108,4 +135,18 @@ export class AuthenticatorCatalog implements Actor {
     }
     return { certPem: cert.toString(), fingerprint: cert.fingerprint.replace(/:/g, '').toLowerCase() };
   }
+}
+
+/** Checks the identity's auth-policy password rules, then hashes on the worker pool. The one
+ * path every updb password takes (authenticator writes, updb enrollment). */
+export async function hashPasswordFor(
+  deps: { replica: Replica; pool: WorkerPool },
+  identity: Entity | undefined,
+  password: string,
+): Promise<{ passwordHash: string; salt: string }> {
+  const policy = await deps.replica.get('auth-policies', String(identity?.authPolicyId ?? 'default'));
+  const rules = ((policy?.primary as { updb?: UpdbRules } | undefined)?.updb ?? {}) as UpdbRules;
+  checkPasswordRules(password, rules);
+  const { hash, salt } = await deps.pool.hashPassword(password);
+  return { passwordHash: hash, salt };
 }

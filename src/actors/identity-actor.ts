@@ -8,14 +8,26 @@ import type { Replica } from '../store/replica.js';
 import type { WorkerPool } from '../workers/pool.js';
 import type { Actor, ActorMessage } from './actor-host.js';
 import { createApiSession, type LoginResult, type SessionRequest } from './api-session-factory.js';
+import { createIdentity } from './credentials/identity-create.js';
+import { handleCredentialCommand } from './credentials/identity-credentials.js';
 import type { EntityWriter } from './entity-writer.js';
+import { loginExtJwt } from './ext-jwt-login.js';
+import { handleMfaCommand } from './mfa/mfa-commands.js';
 import type { Proposer } from './proposer.js';
+import { handlePostureCommand } from './posture/posture-commands.js';
+import type { PostureRuntime } from './posture/posture-runtime.js';
 
 export interface IdentityActorDeps {
   replica: Replica;
   proposer: Proposer;
   writer: EntityWriter;
   pool: WorkerPool;
+  /** For enrollment JWTs and certificates (see CredentialDeps). */
+  baseUrl: string;
+  signer: { caCertPem: string; caKeyPem: string };
+  controllers?: () => string[];
+  /** Clock, timers and messaging of the posture feature (defaults: real time, no timers). */
+  posture?: PostureRuntime;
 }
 
 export class IdentityActor implements Actor {
@@ -37,7 +49,7 @@ export class IdentityActor implements Actor {
     const { writer } = this.deps;
     switch (msg.op) {
       case 'create':
-        return writer.create('identities', this.id, msg.body);
+        return createIdentity(this.deps, this.id, msg.body);
       case 'replace':
         return writer.replace('identities', this.id, msg.body);
       case 'patch':
@@ -50,6 +62,31 @@ export class IdentityActor implements Actor {
         return this.enable();
       case 'loginPassword':
         return this.loginPassword(msg);
+      case 'enroll':
+      case 'enrollCa':
+      case 'loginCert':
+      case 'extendCert':
+      case 'extendCertVerify':
+        return handleCredentialCommand(this.deps, this.id, msg);
+      case 'loginExtJwt':
+        return loginExtJwt(this.id, this.deps, msg);
+      case 'mfaEnroll':
+      case 'mfaVerify':
+      case 'mfaAuthenticate':
+      case 'mfaRegenerateCodes':
+      case 'mfaDelete':
+      case 'mfaRemove':
+        return handleMfaCommand({ identityId: this.id, replica: this.deps.replica, proposer: this.deps.proposer }, msg);
+      case 'postureResponses':
+      case 'postureSnapshot':
+      case 'postureData':
+      case 'failedServiceRequests':
+      case 'postureTimer':
+      case 'postureReevaluate':
+      case 'postureForget':
+      case 'createSession':
+      case 'deleteSession':
+        return handlePostureCommand(this, msg);
       default:
         throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown identity operation ${msg.op}` });
     }

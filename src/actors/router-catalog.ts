@@ -1,5 +1,6 @@
 // The router catalog actors (`routers` and, extended, `edge-routers`): creates routers with a
-// one-time enrollment (token + JWT), re-enrolls them, and otherwise writes like any catalog.
+// one-time enrollment (token + JWT), completes and re-enrolls them, and otherwise writes like any
+// catalog.
 
 import { randomUUID } from 'node:crypto';
 import type { Entity, Op } from '../domain/commands.js';
@@ -8,6 +9,7 @@ import { ApiError } from '../errors.js';
 import { signEnrollmentJwt } from '../pki/enrollment-jwt.js';
 import type { Actor, ActorMessage } from './actor-host.js';
 import type { ActorDeps } from './actor-factory.js';
+import { enrollRouter, extendRouterEnrollment } from './credentials/router-enroll.js';
 
 /** Upstream's default `edge.enrollment.edgeRouter.duration`. */
 export const ROUTER_ENROLLMENT_MINUTES = 180;
@@ -38,6 +40,10 @@ export class RouterCatalog implements Actor {
         return this.delete(id);
       case 'reEnroll':
         return this.reEnroll(id);
+      case 'enroll':
+        return enrollRouter(this.deps, this.kind, id, msg);
+      case 'extendEnrollment':
+        return extendRouterEnrollment(this.deps, this.kind, id, msg);
       default:
         throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown ${this.kind} operation ${msg.op}` });
     }

@@ -23,7 +23,22 @@ export type Op =
    * `system` marks a delete the controller itself decided (it passes the API-only guards). */
   | { op: 'delete'; kind: string; id: string; ifExists?: boolean; system?: boolean }
   /** Delete every entity of kind whose indexed field equals value (with cascades). */
-  | { op: 'deleteWhere'; kind: string; field: string; value: string; system?: boolean };
+  | { op: 'deleteWhere'; kind: string; field: string; value: string; system?: boolean }
+  /** A data-integrity repair (POST /database/fix-data-integrity). Re-validated when applied:
+   * it changes only what the state it meets still needs, so every node converges. */
+  | { op: 'repair'; repair: Repair };
+
+/** One integrity repair, decided by the fixer from a snapshot and re-checked by apply. */
+export type Repair =
+  /** Put an index, unique or access-link key, if the records justify it when applied. */
+  | { action: 'put'; key: string; value: string }
+  /** Delete an index, unique or access-link key, unless the records justify it when applied. */
+  | { action: 'del'; key: string }
+  /** Set the kind's entity count to the number of its records. */
+  | { action: 'recount'; kind: string }
+  /** Drop the references of `field` that name missing entities: cascade-delete the record,
+   * strip ids from a list, or set a nullable field to null (store/integrity-rules.ts). */
+  | { action: 'dropRef'; kind: string; id: string; field: string };
 
 export interface Command {
   /** When the proposer decided it (ISO-8601); apply uses this, never the clock. */

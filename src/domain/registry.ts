@@ -8,14 +8,18 @@ import { authenticators } from './resources/authenticators.js';
 import { identities } from './resources/identities.js';
 import { identityTypes } from './resources/identity-types.js';
 import { identityServiceConfigs } from './resources/identity-service-configs.js';
+import { mfas } from './resources/mfas.js';
 import { cas } from './resources/cas.js';
 import { configTypes } from './resources/config-types.js';
 import { configs } from './resources/configs.js';
 import { edgeRouters } from './resources/edge-routers.js';
+import { enrollments } from './resources/enrollments.js';
+import { externalJwtSigners } from './resources/external-jwt-signers.js';
 import { edgeRouterPolicies, serviceEdgeRouterPolicies, servicePolicies } from './resources/policies.js';
 import { postureChecks } from './resources/posture-checks.js';
 import { routers } from './resources/routers.js';
 import { services } from './resources/services.js';
+import { sessions } from './resources/sessions.js';
 
 export const RESOURCES: readonly ResourceDecl[] = [
   identities,
@@ -33,7 +37,11 @@ export const RESOURCES: readonly ResourceDecl[] = [
   serviceEdgeRouterPolicies,
   servicePolicies,
   postureChecks,
+  sessions,
   cas,
+  externalJwtSigners,
+  enrollments,
+  mfas,
 ];
 
 const BY_KIND = new Map(RESOURCES.map((r) => [r.kind, r]));

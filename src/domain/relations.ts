@@ -20,6 +20,7 @@ export interface Relation {
 export const RELATIONS: readonly Relation[] = [
   { parent: 'identities', child: 'authenticators', via: { index: 'identityId' } },
   { parent: 'identities', child: 'api-sessions', via: { index: 'identityId' } },
+  { parent: 'identities', child: 'enrollments', via: { index: 'identityId' } },
   { parent: 'identities', child: 'service-policies', via: { policies: true } },
   { parent: 'identities', child: 'edge-router-policies', via: { policies: true } },
   { parent: 'identities', child: 'services', via: { through: 'service-policies' } },

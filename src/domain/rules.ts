@@ -4,6 +4,7 @@
 import { ApiError } from '../errors.js';
 import type { Entity } from './commands.js';
 import { resourceOf } from './registry.js';
+import { DEFAULT_AUTH_POLICY } from './resources/auth-policies.js';
 import { ROUTER_IDENTITY_TYPE } from './router-rules.js';
 
 /** When deleting an entity of `kind`, also delete every `target` whose `field` equals its id. */
@@ -17,10 +18,17 @@ export const CASCADES: Record<string, Cascade[]> = {
     { target: 'api-sessions', field: 'identityId' },
     { target: 'authenticators', field: 'identityId' },
     { target: 'identity-service-configs', field: 'identityId' },
+    { target: 'enrollments', field: 'identityId' },
+    { target: 'mfas', field: 'identityId' },
   ],
   authenticators: [{ target: 'api-sessions', field: 'authenticatorId' }],
-  services: [{ target: 'identity-service-configs', field: 'serviceId' }],
+  'api-sessions': [{ target: 'sessions', field: 'apiSessionId' }],
+  services: [
+    { target: 'identity-service-configs', field: 'serviceId' },
+    { target: 'sessions', field: 'serviceId' },
+  ],
   configs: [{ target: 'identity-service-configs', field: 'configId' }],
+  cas: [{ target: 'enrollments', field: 'caId' }],
 };
 
 /**
@@ -51,6 +59,10 @@ export function guardDelete(kind: string, record: Entity, system = false): void 
   }
   if (kind === 'identities' && record.isDefaultAdmin === true) {
     throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { code: 'UNHANDLED', message: 'cannot delete the default admin' });
+  }
+  if (kind === 'auth-policies' && record.id === DEFAULT_AUTH_POLICY.id) {
+    // Every identity without a policy of its own uses `default`: it is always referenced.
+    throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'id', value: record.id, reason: 'the default auth policy cannot be deleted' });
   }
   if (kind === 'identity-types') {
     throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { code: 'UNHANDLED', message: 'identity types are fixed' });

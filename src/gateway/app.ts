@@ -9,9 +9,11 @@ import type { CommandScope } from '../bus/subjects.js';
 import { ApiError } from '../errors.js';
 import { bodyMiddleware } from './middleware/body.js';
 import { errorMiddleware, type ErrorLogger } from './middleware/errors.js';
+import { LoginLimiter, loginLimiterMiddleware } from './middleware/login-limiter.js';
 import { sessionMiddleware } from './middleware/session.js';
 import { NodeClient } from './node-client.js';
 import { addClientRoutes, addManagementRoutes } from './routes/index.js';
+import { addMetricsRoute } from './routes/metrics-route.js';
 import { CLIENT_PATH, MANAGEMENT_PATH, PRODUCT_VERSION, type BaseUrl } from './routes/info-routes.js';
 
 export interface GatewayOptions {
@@ -22,7 +24,29 @@ export interface GatewayOptions {
   baseUrl: BaseUrl;
   logError: ErrorLogger;
   /** Called after each request with its route, status and duration (metrics, access logs). */
-  onRequest?: (entry: { requestId: string; method: string; path: string; status: number; ms: number }) => void;
+  onRequest?: (entry: RequestReport) => void;
+  /** Renders the Prometheus text served at GET /metrics (unauthenticated; see README). */
+  metrics?: () => Promise<string>;
+  /** Bounds concurrent logins (POST /authenticate); default: a fresh adaptive 5..250 window. */
+  loginLimiter?: LoginLimiter;
+}
+
+/** What the gateway reports about each finished request. Never bodies, headers or tokens. */
+export interface RequestReport {
+  requestId: string;
+  method: string;
+  path: string;
+  /** The matched route template (`/edge/management/v1/identities/:id`), if one matched. */
+  route?: string;
+  status: number;
+  ms: number;
+  /** The caller's identity, when the request carried a valid session. */
+  identityId?: string;
+  /** For failed requests: the error code and cause the error middleware answered with. */
+  errorCode?: string;
+  errorCause?: unknown;
+  /** `?method=` of POST /authenticate. */
+  loginMethod?: string;
 }
 
 export function createGateway(opts: GatewayOptions): Koa {
@@ -35,10 +59,11 @@ export function createGateway(opts: GatewayOptions): Koa {
     try {
       await next();
     } finally {
-      opts.onRequest?.({ requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: performance.now() - started });
+      opts.onRequest?.(report(ctx, performance.now() - started));
     }
   });
   app.use(errorMiddleware(opts.logError));
+  app.use(loginLimiterMiddleware(opts.loginLimiter ?? new LoginLimiter(), isLogin));
   app.use(bodyMiddleware);
   app.use(sessionMiddleware(node));
 
@@ -46,10 +71,35 @@ export function createGateway(opts: GatewayOptions): Koa {
   addManagementRoutes(management, node, opts.baseUrl);
   const client = new Router({ prefix: CLIENT_PATH });
   addClientRoutes(client, node, opts.baseUrl);
+  const root = new Router();
+  if (opts.metrics) addMetricsRoute(root, opts.metrics);
 
-  for (const router of [management, client]) {
+  for (const router of [root, management, client]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true, methodNotAllowed: () => new ApiError('METHOD_NOT_ALLOWED') }));
   }
   return app;
+}
+
+function isLogin(ctx: Koa.Context): boolean {
+  return ctx.method === 'POST' && (ctx.path === `${MANAGEMENT_PATH}/authenticate` || ctx.path === `${CLIENT_PATH}/authenticate`);
+}
+
+function report(ctx: Koa.Context, ms: number): RequestReport {
+  const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+  const error = ctx.state.error as { code: string; cause?: unknown } | undefined;
+  const caller = ctx.state.caller as { identityId?: string } | undefined;
+  const method = ctx.query.method;
+  return {
+    requestId: ctx.state.requestId,
+    method: ctx.method,
+    path: ctx.path,
+    route: typeof matched === 'string' ? matched : undefined,
+    status: ctx.status,
+    ms,
+    identityId: caller?.identityId,
+    errorCode: error?.code,
+    errorCause: error?.cause,
+    loginMethod: isLogin(ctx) && typeof method === 'string' ? method : undefined,
+  };
 }

@@ -46,6 +46,24 @@ export async function signEnrollmentJwt(signer: JwtSigner, claims: EnrollmentCla
     .sign(key);
 }
 
+/** The audience of a third-party CA's enrollment JWT (upstream `env.JwtAudEnrollment`). */
+export const CA_JWT_AUDIENCE = 'openziti-enroller';
+
+/**
+ * The static enrollment JWT of a third-party CA (BEHAVIOR.md §5.3): `{em: "ca", iss: "<base>/"
+ * (with the trailing slash), aud: ["openziti-enroller"], sub = jti = caId}`, no `exp`, no `iat`.
+ */
+export async function signCaEnrollmentJwt(signer: JwtSigner, claims: { issuer: string; caId: string }): Promise<string> {
+  const { alg, kid, key } = await signingKey(signer);
+  return new SignJWT({ em: 'ca' })
+    .setProtectedHeader({ alg, typ: 'JWT', kid })
+    .setIssuer(`${claims.issuer.replace(/\/+$/, '')}/`)
+    .setSubject(claims.caId)
+    .setAudience([CA_JWT_AUDIENCE])
+    .setJti(claims.caId)
+    .sign(key);
+}
+
 /** Imports the key once per PEM. node-forge writes PKCS#1 (`BEGIN RSA PRIVATE KEY`): it is
  * re-exported as PKCS#8 for jose. */
 function signingKey(signer: JwtSigner): Promise<SigningKey> {

@@ -62,9 +62,24 @@ function healthImplementation(health: () => HealthReport): grpc.UntypedServiceIm
   return { CheckHealth: checkHealth };
 }
 
+/**
+ * TLS that asks for a client certificate without requiring one: health answers anyone, while
+ * services that need a peer (router posture streams) check `call.getAuthContext()`, which only
+ * carries a certificate that verified against the node CA. One static provider serves both the
+ * identity and the CA material.
+ */
 function credentials(tls: GrpcTlsOptions): grpc.ServerCredentials {
-  const pair = { cert_chain: Buffer.from(tls.certPem), private_key: Buffer.from(tls.keyPem) };
-  return grpc.ServerCredentials.createSsl(Buffer.from(tls.caPem), [pair], false);
+  const identity = { certificate: Buffer.from(tls.certPem), privateKey: Buffer.from(tls.keyPem) };
+  const ca = { caCertificate: Buffer.from(tls.caPem) };
+  // Updates are delivered after the server has attached its watcher (grpc-js adds the provider
+  // listeners before the watcher, so a synchronous update would reach nobody).
+  const provider: grpc.experimental.CertificateProvider = {
+    addCaCertificateListener: (listener) => queueMicrotask(() => listener(ca)),
+    removeCaCertificateListener: () => undefined,
+    addIdentityCertificateListener: (listener) => queueMicrotask(() => listener(identity)),
+    removeIdentityCertificateListener: () => undefined,
+  };
+  return grpc.experimental.createCertificateProviderServerCredentials(provider, provider, false);
 }
 
 /** Splits host:port (IPv6 hosts in brackets) into its host part; the port is what bind reports. */

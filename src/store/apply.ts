@@ -7,16 +7,18 @@ import { RESOURCES, resourceOf } from '../domain/registry.js';
 import { fieldsOf, roleFields, type ResourceDecl } from '../domain/resource.js';
 import { syncEntity, syncPolicy, unlinkEntity, unlinkPolicy } from './access-index.js';
 import { CASCADES, guardDelete } from '../domain/rules.js';
-import { idFromIndexKey, indexKey, indexValueRange, recordKey, uniqueKey } from './keys.js';
+import { countKey, idFromIndexKey, indexKey, indexValueRange, recordKey, uniqueKey } from './keys.js';
 import { checkListReferences, stripListReferences } from './list-references.js';
+import { applyRepair, type RepairHelpers } from './integrity-repair.js';
 import type { Transaction } from './transaction.js';
 
 /** Applies every op of the command to tx; throws an ApiError to reject the whole command.
  * Returns the per-kind change in entity counts. */
-export async function applyCommand(tx: Transaction, command: Command): Promise<Map<string, number>> {
+export async function applyCommand(tx: Transaction, command: Command, countOf?: (kind: string) => number): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   const bump = (kind: string, delta: number) => counts.set(kind, (counts.get(kind) ?? 0) + delta);
-  const ctx: ApplyContext = { tx, at: command.at, bump };
+  const count = async (kind: string) => (countOf ? countOf(kind) : Number((await tx.get(countKey(kind))) ?? 0)) + (counts.get(kind) ?? 0);
+  const ctx: ApplyContext = { tx, at: command.at, bump, count };
   for (const op of command.ops) await applyOp(ctx, op);
   return counts;
 }
@@ -27,6 +29,8 @@ export interface ApplyContext {
   /** The command's decided time (used for updatedAt of entities changed as a side effect). */
   at: string;
   bump: (kind: string, delta: number) => void;
+  /** The kind's entity count as this command sees it (the replica's count plus bumps so far). */
+  count?: (kind: string) => Promise<number>;
 }
 
 async function applyOp(ctx: ApplyContext, op: Op): Promise<void> {
@@ -54,6 +58,8 @@ async function applyOp(ctx: ApplyContext, op: Op): Promise<void> {
         await deleteEntity(ctx, resourceOf(op.kind), idFromIndexKey(key), true, op.system ?? false);
       }
       return;
+    case 'repair':
+      return applyRepair(ctx, op.repair, REPAIR_HELPERS);
   }
 }
 
@@ -79,8 +85,11 @@ async function writeEntity(ctx: ApplyContext, decl: ResourceDecl, record: Entity
       if (holder !== undefined && holder !== record.id) throw fieldError(name, value, `${name} must be unique`);
     }
     if (spec.ref && value !== null && value !== undefined && value !== before) {
-      if (!(await tx.get(recordKey(spec.ref, String(value))))) {
-        throw fieldError(name, value, `no ${resourceOf(spec.ref).entity} found with the given id`);
+      // A list field with a ref holds ids: each must exist.
+      for (const one of Array.isArray(value) ? value : [value]) {
+        if (!(await tx.get(recordKey(spec.ref, String(one))))) {
+          throw fieldError(name, value, `no ${resourceOf(spec.ref).entity} found with the given id`);
+        }
       }
     }
   }
@@ -157,7 +166,9 @@ async function refuseIfReferenced(tx: Transaction, kind: string, id: string): Pr
   }
 }
 
-function indexedEntries(decl: ResourceDecl, record: Entity): { key: string; unique?: string }[] {
+/** The index (and unique) keys a record has, as apply maintains them; the integrity check
+ * compares the store against this. */
+export function indexedEntries(decl: ResourceDecl, record: Entity): { key: string; unique?: string }[] {
   const out: { key: string; unique?: string }[] = [];
   for (const [name, spec] of Object.entries(fieldsOf(decl))) {
     if (!spec.indexed && !spec.unique && !spec.ref) continue;
@@ -178,3 +189,6 @@ function addIndexes(tx: Transaction, decl: ResourceDecl, record: Entity): void {
 function removeIndexes(tx: Transaction, decl: ResourceDecl, record: Entity): void {
   for (const entry of indexedEntries(decl, record)) tx.del(entry.key);
 }
+
+/** What integrity repairs reuse of apply (store/integrity-repair.ts). */
+const REPAIR_HELPERS: RepairHelpers = { indexedEntries, putRecord, deleteEntity };

@@ -62,7 +62,7 @@ export class Replica {
     let result: ApplyResult = { ok: true };
     let deltas = new Map<string, number>();
     try {
-      deltas = await applyCommand(tx, entry.command);
+      deltas = await applyCommand(tx, entry.command, (kind) => this.count(kind));
       this.stageCounts(tx, deltas);
       tx.put(APPLIED_SEQ_KEY, String(entry.seq));
       await this.kv.batch(tx.ops());

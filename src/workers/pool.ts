@@ -3,8 +3,9 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import type { PostureBulkInput, PostureBulkResult } from '../domain/posture/evaluate-bulk.js';
 import { ApiError } from '../errors.js';
-import type { HashPasswordResult, WorkerTask } from './tasks.js';
+import type { ExtendCertificateTask, HashPasswordResult, SignCsrTask, SignedCertificate, WorkerTask } from './tasks.js';
 
 /** Pool sizing. threads defaults to the CPU count (max 8); maxQueue to 1024 waiting tasks. */
 export interface WorkerPoolOptions {
@@ -62,6 +63,21 @@ export class WorkerPool {
 
   verifyPassword(password: string, hash: string, salt: string): Promise<boolean> {
     return this.run<boolean>({ task: 'verifyPassword', password, hash, salt });
+  }
+
+  /** Signs a CSR with the CA (see SignCsrTask); a refused request answers `{ok: false}`. */
+  signCsr(request: Omit<SignCsrTask, 'task'>): Promise<SignedCertificate> {
+    return this.run<SignedCertificate>({ task: 'signCsr', ...request });
+  }
+
+  /** Signs a CSR's key for an existing certificate's subject (see ExtendCertificateTask). */
+  extendCertificate(request: Omit<ExtendCertificateTask, 'task'>): Promise<SignedCertificate> {
+    return this.run<SignedCertificate>({ task: 'extendCertificate', ...request });
+  }
+
+  /** Bulk posture re-evaluation: the identities with sessions that no longer pass. */
+  evaluatePostureBulk(input: PostureBulkInput): Promise<PostureBulkResult[]> {
+    return this.run<PostureBulkResult[]>({ task: 'evaluatePostureBulk', input });
   }
 
   stats(): WorkerPoolStats {

@@ -1,10 +1,13 @@
 // The Piscina worker entry: runs one task per call, dispatching on task.task.
 import { threadId } from 'node:worker_threads';
+import type { PostureBulkResult } from '../domain/posture/evaluate-bulk.js';
+import { evaluatePostureBulk } from './evaluate-posture-bulk.js';
 import { hashPassword, verifyPassword } from './hash-password.js';
-import type { HashPasswordResult, WorkerTask } from './tasks.js';
+import { extendCertificate, signCsr } from './sign-csr.js';
+import type { HashPasswordResult, SignedCertificate, WorkerTask } from './tasks.js';
 
 /** Runs one worker task and returns its plain-data result. */
-export default async function runTask(task: WorkerTask): Promise<HashPasswordResult | boolean | number> {
+export default async function runTask(task: WorkerTask): Promise<HashPasswordResult | SignedCertificate | PostureBulkResult[] | boolean | number> {
   switch (task.task) {
     case 'hashPassword':
       return hashPassword(task.password);
@@ -12,6 +15,12 @@ export default async function runTask(task: WorkerTask): Promise<HashPasswordRes
       return verifyPassword(task.password, task.hash, task.salt);
     case 'threadId':
       return threadId;
+    case 'evaluatePostureBulk':
+      return evaluatePostureBulk(task.input);
+    case 'signCsr':
+      return signCsr(task);
+    case 'extendCertificate':
+      return extendCertificate(task);
     default:
       return unknownTask(task);
   }

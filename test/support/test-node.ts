@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { DEFAULTS, type Config } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { startNode, type NodeHandle } from '../../src/main.js';
+import { createLogger, type Logger } from '../../src/logger.js';
+import { startNode, type NodeHandle, type NodeHooks } from '../../src/main.js';
 
 export const ADMIN = { username: 'admin', password: 'admin-secret-pw' };
 
@@ -96,6 +96,10 @@ export interface TestNodeOptions {
   natsUrl?: string;
   dataDir?: string;
   config?: Partial<Config>;
+  /** The node's logger (default: silent), e.g. one writing to a test's sink. */
+  logger?: Logger;
+  /** In-process overrides, e.g. a fake posture clock and timers. */
+  hooks?: NodeHooks;
 }
 
 export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNode> {
@@ -112,7 +116,7 @@ export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNod
     logLevel: 'silent',
     ...opts.config,
   };
-  const handle = await startNode(config, createLogger('silent'));
+  const handle = await startNode(config, opts.logger ?? createLogger('silent'), opts.hooks);
   const dispatcher = new Agent({ connect: { ca: handle.caPem } });
   const mgmt = new ApiClient(`${handle.url}/edge/management/v1`, dispatcher);
   const client = new ApiClient(`${handle.url}/edge/client/v1`, dispatcher);

@@ -1,15 +1,18 @@
 // Presentation of edge routers and transit routers: the connection-state fields upstream adds to
-// the stored record. No router connects yet, so every router is offline with empty state.
+// the stored record. A router is online while it has a posture stream to this node (the
+// node-local RouterPresence); identities it reported show `hasEdgeRouterConnection`.
 
 import type { Presenter, Wire } from './present.js';
 import type { Entity } from '../../domain/commands.js';
+import type { RouterPresence } from '../router-presence.js';
 
 const ENROLLMENT_FIELDS = ['enrollmentToken', 'enrollmentJwt', 'enrollmentCreatedAt', 'enrollmentExpiresAt'] as const;
 
-/** Registers the edge-router and router decorators on the presenter. */
-export function registerRouterDecorators(presenter: Presenter): void {
+/** Registers the edge-router, router and identity-connection decorators on the presenter. */
+export function registerRouterDecorators(presenter: Presenter, presence?: RouterPresence): void {
   presenter.decorate('edge-routers', async (wire, record) => {
     routerState(wire, record);
+    wire.isOnline = presence?.isOnline(record.id) ?? false;
     wire.hostname = '';
     wire.supportedProtocols = {};
     wire.syncStatus = 'SYNC_UNKNOWN';
@@ -23,9 +26,15 @@ export function registerRouterDecorators(presenter: Presenter): void {
     };
   });
   presenter.decorate('routers', async (wire, record) => routerState(wire, record));
+  presenter.decorate('identities', async (wire, record) => {
+    const connected = presence?.hasEdgeRouterConnection(record.id) ?? false;
+    wire.hasEdgeRouterConnection = connected;
+    wire.edgeRouterConnectionStatus = connected ? 'online' : 'offline';
+  });
 }
 
-/** Fields both router kinds share: offline, no unverified certificate, enrollment while unverified. */
+/** Fields both router kinds share: offline (edge routers: see presence), no unverified certificate,
+ * enrollment while unverified. */
 function routerState(wire: Wire, record: Entity): void {
   wire.isOnline = false;
   wire.fingerprint ??= null;

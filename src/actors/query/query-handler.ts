@@ -16,11 +16,17 @@ import type { NodeRegistry } from '../node-registry.js';
 import type { SessionKeeper } from '../session-keeper.js';
 import { listControllers } from './controllers.js';
 import { registerRouterDecorators } from './present-routers.js';
+import { registerSessionDecorators } from './present-sessions.js';
+import { answerClientQuery } from './client-queries.js';
+import type { RouterPresence } from '../router-presence.js';
 import { AccessQueries } from './access-queries.js';
 import { registerAccessDecorators } from './access-decorators.js';
 import { answerConfigQuery, decorateConfig, decorateServiceConfigs } from './config-queries.js';
+import { answerCredentialQuery, registerCredentialDecorators } from './credential-queries.js';
+import { answerEnrollmentQuery, registerEnrollmentDecorators } from './enrollment-queries.js';
 import { Presenter, type Viewer } from './present.js';
 import { presentPostureCheck } from './present-posture-checks.js';
+import { answerMfaQuery, registerMfaDecorators } from './mfa-queries.js';
 import { postureCheckTypes } from './posture-check-types.js';
 
 /** The query parameters of a list request, as the gateway received them. */
@@ -44,30 +50,49 @@ export interface SessionInfo {
   isAdmin: boolean;
   expiresAt: string;
   expirationSeconds: number;
+  /** MFA state of the session (required and not complete = partially authenticated). */
+  isMfaRequired: boolean;
+  isMfaComplete: boolean;
 }
 
 export class QueryHandler {
   private readonly engine: QueryEngine;
   private readonly presenter: Presenter;
   private readonly access: AccessQueries;
+  /** Node-local features answering queries under their own prefix (`ops.` → OpsHandler). */
+  private readonly delegates = new Map<string, (msg: Record<string, unknown>) => Promise<unknown>>();
 
   constructor(
     private readonly replica: Replica,
     private readonly sessions: SessionKeeper,
     /** The running nodes (for `controllers`); absent in tests that need no registry. */
     private readonly nodes?: NodeRegistry,
+    /** Routers with a live stream to this node (edge router `isOnline`, identity connections). */
+    presence?: RouterPresence,
   ) {
     this.engine = new QueryEngine(replica);
     this.presenter = new Presenter(replica);
     this.access = new AccessQueries(replica);
     registerAccessDecorators(this.presenter, this.access.reader);
-    registerRouterDecorators(this.presenter);
+    registerRouterDecorators(this.presenter, presence);
+    registerSessionDecorators(this.presenter, this.access.reader, presence);
     this.presenter.decorate('posture-checks', presentPostureCheck);
     this.presenter.decorate('services', decorateServiceConfigs);
     this.presenter.decorate('configs', decorateConfig);
+    registerCredentialDecorators(this.presenter);
+    registerEnrollmentDecorators(this.presenter);
+    registerMfaDecorators(this.presenter);
+  }
+
+  /** Routes every query whose op is `<prefix>.<name>` to handler (node-local features). */
+  delegate(prefix: string, handler: (msg: Record<string, unknown>) => Promise<unknown>): void {
+    this.delegates.set(prefix, handler);
   }
 
   async handle(msg: Record<string, unknown>): Promise<unknown> {
+    const dot = typeof msg.op === 'string' ? msg.op.indexOf('.') : -1;
+    const delegated = dot > 0 ? this.delegates.get(String(msg.op).slice(0, dot)) : undefined;
+    if (delegated) return delegated(msg);
     switch (msg.op) {
       case 'get':
         return this.get(String(msg.kind), String(msg.id), viewerOf(msg));
@@ -75,6 +100,13 @@ export class QueryHandler {
         return this.list(String(msg.kind), (msg.params ?? {}) as ListParams, viewerOf(msg));
       case 'related':
         return this.related(msg.parent as { kind: string; id: string }, String(msg.kind), (msg.params ?? {}) as ListParams, viewerOf(msg));
+      case 'clientServices':
+      case 'clientSessions':
+        return answerClientQuery(msg, {
+          replica: this.replica,
+          list: (kind, params, scope) => this.list(kind, params, viewerOf(msg), scope),
+          get: (kind, id) => this.get(kind, id, viewerOf(msg)),
+        });
       case 'configQuery':
         return answerConfigQuery(msg, { replica: this.replica, list: (kind, params, scope) => this.list(kind, params, viewerOf(msg), scope) });
       case 'policyAdvice':
@@ -83,6 +115,17 @@ export class QueryHandler {
         return this.resolveSession(String(msg.token ?? ''));
       case 'currentSession':
         return this.currentSession(String(msg.token ?? ''));
+      case 'mfaDetail':
+      case 'mfaRecoveryCodes':
+      case 'mfaProvisioningUrl':
+        return answerMfaQuery(msg, this.replica);
+      case 'extJwtSigner':
+      case 'extJwtIdentity':
+        return answerCredentialQuery(msg, this.replica);
+      case 'findEnrollment':
+      case 'findCertAuthenticator':
+      case 'findRouterByFingerprint':
+        return answerEnrollmentQuery(msg, this.replica);
       case 'findUpdb':
         return this.findUpdb(String(msg.username ?? ''));
       case 'roleAttributes':
@@ -156,6 +199,8 @@ export class QueryHandler {
       isAdmin: identity.isAdmin === true || identity.isDefaultAdmin === true,
       expiresAt: new Date(expiresAt).toISOString(),
       expirationSeconds: Math.round(this.sessions.timeoutMs / 1000),
+      isMfaRequired: session.isMfaRequired === true,
+      isMfaComplete: session.isMfaComplete === true,
     };
   }
 

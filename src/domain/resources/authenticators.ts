@@ -18,5 +18,15 @@ export const authenticators: ResourceDecl = {
     fingerprint: { type: 'string', write: 'server', unique: true, filterable: true, sortable: true },
     passwordHash: { type: 'string', write: 'server', secret: true },
     salt: { type: 'string', write: 'server', secret: true },
+    // Certificates issued by the network (enrollment, extension) and their extension state.
+    isIssuedByNetwork: { type: 'boolean', write: 'server', default: false, filterable: true, sortable: true },
+    isExtendRequested: { type: 'boolean', write: 'server', default: false, filterable: true, sortable: true },
+    isKeyRollRequested: { type: 'boolean', write: 'server', default: false, filterable: true, sortable: true },
+    extendRequestedAt: { type: 'datetime', write: 'server', nullable: true, filterable: true, sortable: true },
+    lastExtendRolledKeys: { type: 'boolean', write: 'server', default: false },
+    /** Not presented (as upstream): the extended certificate until the client verifies it. */
+    unverifiedCertPem: { type: 'string', write: 'server', nullable: true, secret: true },
+    unverifiedFingerprint: { type: 'string', write: 'server', nullable: true, secret: true },
+    publicKeyPrint: { type: 'string', write: 'server', nullable: true, secret: true },
   },
 };

@@ -3,6 +3,14 @@
 
 import type { ResourceDecl } from '../resource.js';
 
+/** Upstream's default identity name format for CA enrollments (no spaces). */
+export const DEFAULT_IDENTITY_NAME_FORMAT = '[caName]-[commonName]';
+
+/** Where an external id is read from a client certificate, and how it is matched and parsed. */
+export const EXTERNAL_ID_LOCATIONS = ['COMMON_NAME', 'SAN_URI', 'SAN_EMAIL'] as const;
+export const EXTERNAL_ID_MATCHERS = ['ALL', 'PREFIX', 'SUFFIX', 'SCHEME'] as const;
+export const EXTERNAL_ID_PARSERS = ['NONE', 'SPLIT'] as const;
+
 export const cas: ResourceDecl = {
   kind: 'cas',
   entity: 'ca',
@@ -19,7 +27,20 @@ export const cas: ResourceDecl = {
     isOttCaEnrollmentEnabled: { type: 'boolean', required: true, filterable: true, sortable: true },
     isAuthEnabled: { type: 'boolean', required: true, filterable: true, sortable: true },
     identityRoles: { type: 'stringList', required: true, filterable: true },
-    identityNameFormat: { type: 'string', default: '[caName]-[commonName]', filterable: true },
-    externalIdClaim: { type: 'object', nullable: true, default: null },
+    identityNameFormat: { type: 'string', requiredOn: ['replace'], default: DEFAULT_IDENTITY_NAME_FORMAT, filterable: true },
+    externalIdClaim: {
+      type: 'object',
+      nullable: true,
+      default: null,
+      description: 'all of location, matcher and parser are required when set; checked by ca-rules',
+      properties: {
+        location: { type: 'enum', values: EXTERNAL_ID_LOCATIONS, nullable: true },
+        matcher: { type: 'enum', values: EXTERNAL_ID_MATCHERS, nullable: true },
+        matcherCriteria: { type: 'string', nullable: true },
+        parser: { type: 'enum', values: EXTERNAL_ID_PARSERS, nullable: true },
+        parserCriteria: { type: 'string', nullable: true },
+        index: { type: 'integer', nullable: true, min: 0 },
+      },
+    },
   },
 };

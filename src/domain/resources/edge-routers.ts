@@ -20,7 +20,7 @@ export const edgeRouters: ResourceDecl = {
     appData: { type: 'tags', nullable: true, default: {} },
     ctrlChanListeners: { type: 'object', default: {} },
     isVerified: { type: 'boolean', write: 'server', default: false, filterable: true, sortable: true },
-    fingerprint: { type: 'string', write: 'server', nullable: true, filterable: true },
+    fingerprint: { type: 'string', write: 'server', nullable: true, filterable: true, indexed: true },
     certPem: { type: 'string', write: 'server', nullable: true },
     enrollmentToken: { type: 'string', write: 'server', nullable: true, unique: true, description: 'presented while unverified, as upstream' },
     enrollmentJwt: { type: 'string', write: 'server', nullable: true },

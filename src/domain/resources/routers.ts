@@ -15,7 +15,7 @@ export const routers: ResourceDecl = {
     disabled: { type: 'boolean', default: false, filterable: true, sortable: true },
     ctrlChanListeners: { type: 'object', default: {} },
     isVerified: { type: 'boolean', write: 'server', default: false, filterable: true },
-    fingerprint: { type: 'string', write: 'server', nullable: true, filterable: true },
+    fingerprint: { type: 'string', write: 'server', nullable: true, filterable: true, indexed: true },
     enrollmentToken: { type: 'string', write: 'server', nullable: true, unique: true, description: 'presented while unverified, as upstream' },
     enrollmentJwt: { type: 'string', write: 'server', nullable: true },
     enrollmentCreatedAt: { type: 'datetime', write: 'server', nullable: true },

@@ -3,6 +3,8 @@
 
 import type { Context } from 'koa';
 import type { NodeClient } from '../node-client.js';
+import { loginWithCert } from './cert-login.js';
+import { loginWithExtJwt } from './ext-jwt-login.js';
 import { loginWithPassword } from './password-login.js';
 
 /** Logs the request in and returns the new API session's token (or throws 401 INVALID_AUTH). */
@@ -10,6 +12,8 @@ export type LoginMethod = (ctx: Context, node: NodeClient) => Promise<string>;
 
 export const LOGIN_METHODS: Record<string, LoginMethod> = {
   password: loginWithPassword,
+  cert: loginWithCert,
+  'ext-jwt': loginWithExtJwt,
 };
 
 /** Methods OpenZiti defines; one missing from LOGIN_METHODS is known but not enabled here. */

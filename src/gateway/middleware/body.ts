@@ -15,6 +15,8 @@ const parse = koaBody({
   jsonStrict: false,
   jsonLimit: BODY_LIMIT,
   textLimit: BODY_LIMIT,
+  // PEM uploads (CSRs, certificates) arrive as text under these types too.
+  textTypes: ['text/*', 'application/x-pem-file', 'application/pkcs10'],
   parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
 });
 

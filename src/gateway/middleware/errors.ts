@@ -25,7 +25,9 @@ export function errorMiddleware(log: ErrorLogger) {
         path: ctx.path,
         error: apiError.status >= 500 ? err : undefined,
       });
+      ctx.state.error = { code: apiError.code, cause: apiError.apiCause };
       if (apiError.status === 401) ctx.set('WWW-Authenticate', wwwAuthenticate(ctx));
+      if (apiError.status === 429) ctx.set('Retry-After', String(retryAfterSeconds(apiError)));
       if (acceptsOnlyPem(ctx)) {
         ctx.status = 406;
         ctx.body = '';
@@ -51,6 +53,12 @@ function classify(err: unknown): ApiError {
   }
   if (status === 405) return new ApiError('METHOD_NOT_ALLOWED');
   return toApiError(err);
+}
+
+/** Seconds a 429 asks the client to wait: the cause's `retryAfterSeconds` when given, else 1. */
+function retryAfterSeconds(error: ApiError): number {
+  const hinted = (error.apiCause as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  return typeof hinted === 'number' && Number.isFinite(hinted) && hinted >= 1 ? Math.ceil(hinted) : 1;
 }
 
 function wwwAuthenticate(ctx: Context): string {

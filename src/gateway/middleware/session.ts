@@ -2,8 +2,10 @@
 // and sets the expiry headers. Access checks (authenticated / admin) are helpers routes call.
 
 import type { Context, Next } from 'koa';
+import { isMfaPending } from '../../domain/mfa-session.js';
 import { ApiError } from '../../errors.js';
 import type { NodeClient } from '../node-client.js';
+import { isAllowedWhilePartial } from './partial-session.js';
 
 /** The caller, as the query handler resolved the session token. */
 export interface Caller {
@@ -14,6 +16,9 @@ export interface Caller {
   expiresAt: string;
   expirationSeconds: number;
   token: string;
+  /** MFA state of the session: while required and not complete, it is partially authenticated. */
+  isMfaRequired?: boolean;
+  isMfaComplete?: boolean;
 }
 
 export function sessionMiddleware(node: NodeClient) {
@@ -22,7 +27,8 @@ export function sessionMiddleware(node: NodeClient) {
     if (token) {
       try {
         const caller = await node.query<Omit<Caller, 'token'>>({ op: 'resolveSession', token });
-        ctx.state.caller = { ...caller, token } satisfies Caller;
+        // A partially authenticated session (TOTP owed) counts as no session outside the allow-list.
+        if (!isMfaPending(caller) || isAllowedWhilePartial(ctx.method, ctx.path)) ctx.state.caller = { ...caller, token } satisfies Caller;
         ctx.set('expiration-seconds', String(caller.expirationSeconds));
         ctx.set('expires-at', caller.expiresAt);
       } catch (err) {

@@ -4,10 +4,18 @@ import type Router from '@koa/router';
 import { RESOURCES } from '../../domain/registry.js';
 import type { NodeClient } from '../node-client.js';
 import { addAuthRoutes } from './auth-routes.js';
+import { addCaRoutes } from './ca-routes.js';
 import { addConfigRoutes } from './config-routes.js';
+import { addCurrentAuthenticatorRoutes } from './current-authenticator-routes.js';
+import { addEnrollRoutes } from './enroll-routes.js';
+import { addEnrollmentRoutes } from './enrollment-routes.js';
 import { addIdentityRoutes } from './identity-routes.js';
 import { addInfoRoutes, type BaseUrl } from './info-routes.js';
+import { addOpsRoutes } from './ops-routes.js';
+import { addIdentityMfaRoutes, addMfaRoutes } from './mfa-routes.js';
+import { addClientPostureRoutes } from './client-posture-routes.js';
 import { addPostureCheckRoutes } from './posture-check-routes.js';
+import { addPostureDataRoutes } from './posture-data-routes.js';
 import { addRelationRoutes, addRoleAttributeRoutes } from './relation-routes.js';
 import { addResourceRoutes } from './resource-routes.js';
 import { addRouterRoutes } from './router-routes.js';
@@ -15,11 +23,18 @@ import { addRouterRoutes } from './router-routes.js';
 export function addManagementRoutes(router: Router, node: NodeClient, baseUrl: BaseUrl): void {
   addInfoRoutes(router, node, baseUrl);
   addAuthRoutes(router, node);
+  addMfaRoutes(router, node);
   addIdentityRoutes(router, node);
+  addIdentityMfaRoutes(router, node);
   addRelationRoutes(router, node);
   addRoleAttributeRoutes(router, node);
   addPostureCheckRoutes(router, node);
+  addPostureDataRoutes(router, node);
   addConfigRoutes(router, node);
+  addOpsRoutes(router, node);
+  addCaRoutes(router, node);
+  addEnrollmentRoutes(router, node);
+  addCurrentAuthenticatorRoutes(router, node);
   for (const decl of RESOURCES) addResourceRoutes(router, node, decl);
   addRouterRoutes(router, node);
 }
@@ -27,4 +42,8 @@ export function addManagementRoutes(router: Router, node: NodeClient, baseUrl: B
 export function addClientRoutes(router: Router, node: NodeClient, baseUrl: BaseUrl): void {
   addInfoRoutes(router, node, baseUrl);
   addAuthRoutes(router, node);
+  addMfaRoutes(router, node);
+  addClientPostureRoutes(router, node);
+  addEnrollRoutes(router, node);
+  addCurrentAuthenticatorRoutes(router, node);
 }

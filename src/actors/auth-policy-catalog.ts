@@ -1,0 +1,70 @@
+// The auth policy catalog actor: complete policies on create and replace, leaf-by-leaf patches,
+// upstream's minimums, and every named signer must exist (404, as upstream). Deleting `default`
+// or a policy in use is refused in apply (409).
+
+import { prepareAuthPolicy } from '../domain/auth-policy-rules.js';
+import type { Entity } from '../domain/commands.js';
+import { ApiError } from '../errors.js';
+import type { Actor, ActorMessage } from './actor-host.js';
+import type { ActorDeps } from './actor-factory.js';
+
+const KIND = 'auth-policies';
+
+export class AuthPolicyCatalog implements Actor {
+  constructor(private readonly deps: ActorDeps) {}
+
+  isIdle(): boolean {
+    return true;
+  }
+
+  async handle(msg: ActorMessage): Promise<unknown> {
+    const id = String(msg.id ?? '');
+    switch (msg.op) {
+      case 'create':
+        return this.create(id, msg.body);
+      case 'replace':
+      case 'patch':
+        return this.update(id, msg.body, msg.op);
+      case 'delete':
+        return this.deps.writer.delete(KIND, id);
+      default:
+        throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown ${KIND} operation ${msg.op}` });
+    }
+  }
+
+  private async create(id: string, body: unknown): Promise<{ id: string }> {
+    const at = new Date().toISOString();
+    const op = this.deps.writer.buildCreate(KIND, id, body, at);
+    prepareAuthPolicy(op.record, undefined, 'create');
+    await this.checkSigners(op.record);
+    await this.deps.proposer.propose([op], at);
+    return { id };
+  }
+
+  private async update(id: string, body: unknown, mode: 'replace' | 'patch'): Promise<void> {
+    const old = await this.deps.replica.get(KIND, id);
+    if (!old) throw new ApiError('NOT_FOUND');
+    const at = new Date().toISOString();
+    const op = await this.deps.writer.buildUpdate(KIND, id, body, mode, at);
+    const given = (body ?? {}) as Record<string, unknown>;
+    const sections = ['primary', 'secondary'].filter((name) => mode === 'replace' || given[name] !== undefined);
+    const values: Record<string, unknown> = Object.fromEntries(sections.map((name) => [name, op.record[name]]));
+    prepareAuthPolicy(values, old, mode);
+    Object.assign(op.record, values);
+    await this.checkSigners(op.record);
+    await this.deps.proposer.propose([op], at);
+  }
+
+  /** Upstream answers 404 with the field of the first unknown signer. */
+  private async checkSigners(record: Entity): Promise<void> {
+    const allowed = ((record.primary as { extJwt?: { allowedSigners?: string[] } }).extJwt?.allowedSigners ?? []) as string[];
+    const checks: [string, string][] = allowed.map((signerId, i) => [`primary.extJwt.allowedSigners[${i}]`, signerId]);
+    const required = (record.secondary as { requireExtJwtSigner?: string | null }).requireExtJwtSigner;
+    if (typeof required === 'string') checks.push(['secondary.requireExtJwtSigner', required]);
+    for (const [field, signerId] of checks) {
+      if (!(await this.deps.replica.get('external-jwt-signers', signerId))) {
+        throw new ApiError('NOT_FOUND', { field, value: signerId, reason: 'no external JWT signer found with the given id' });
+      }
+    }
+  }
+}

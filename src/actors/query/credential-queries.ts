@@ -1,0 +1,57 @@
+// Reads of the credential resources: the lookups an ext-jwt login needs (signer by issuer,
+// identity by claim) and the wire shapes of CAs and external JWT signers. Never writes.
+
+import type { Entity } from '../../domain/commands.js';
+import type { Replica } from '../../store/replica.js';
+import type { Presenter, Wire } from './present.js';
+
+/** Answers `extJwtSigner` (by issuer) and `extJwtIdentity` (by claim value). */
+export async function answerCredentialQuery(msg: Record<string, unknown>, replica: Replica): Promise<unknown> {
+  if (msg.op === 'extJwtSigner') return signerByIssuer(replica, String(msg.issuer ?? ''));
+  const value = String(msg.value ?? '');
+  if (value === '') return null;
+  const identity = msg.useExternalId === true ? await replica.findUnique('identities', 'externalId', value) : await replica.get('identities', value);
+  return identity ? { identityId: identity.id } : null;
+}
+
+async function signerByIssuer(replica: Replica, issuer: string): Promise<Record<string, unknown> | null> {
+  const signer = issuer === '' ? undefined : await replica.findUnique('external-jwt-signers', 'issuer', issuer);
+  if (!signer) return null;
+  return {
+    id: signer.id,
+    enabled: signer.enabled === true,
+    certPem: signer.certPem ?? null,
+    jwksEndpoint: signer.jwksEndpoint ?? null,
+    kid: signer.kid ?? null,
+    fingerprint: signer.fingerprint ?? null,
+    audience: String(signer.audience ?? ''),
+    claimsProperty: String(signer.claimsProperty ?? 'sub'),
+    useExternalId: signer.useExternalId === true,
+    updatedAt: signer.updatedAt,
+  };
+}
+
+/** CA links as upstream: `verify` while unverified, `jwt` while auto-enrollment is on. */
+function presentCa(wire: Wire, record: Entity): void {
+  const href = (rel: string) => ({ href: `./cas/${encodeURIComponent(record.id)}/${rel}` });
+  if (wire.externalIdClaim === null || wire.externalIdClaim === undefined) delete wire.externalIdClaim;
+  wire._links = {
+    ...(wire._links as Wire),
+    ...(record.isVerified === true ? {} : { verify: href('verify') }),
+    ...(record.isAutoCaEnrollmentEnabled === true ? { jwt: href('jwt') } : {}),
+  };
+}
+
+/** Every signer detail field is present (upstream lists them all as required). */
+function presentSigner(wire: Wire): void {
+  for (const name of ['certPem', 'jwksEndpoint', 'kid', 'externalAuthUrl', 'clientId', 'fingerprint', 'notBefore', 'notAfter', 'enrollAuthPolicyId']) {
+    wire[name] ??= null;
+  }
+  wire.commonName ??= '';
+  wire.scopes ??= [];
+}
+
+export function registerCredentialDecorators(presenter: Presenter): void {
+  presenter.decorate('cas', async (wire, record) => presentCa(wire, record));
+  presenter.decorate('external-jwt-signers', async (wire) => presentSigner(wire));
+}

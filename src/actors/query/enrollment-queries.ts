@@ -1,0 +1,98 @@
+// Enrollment and certificate reads: who holds an enrollment token or a certificate fingerprint
+// (so the gateway can address the right actor), and the enrollment and certificate parts of
+// presented identities, enrollments, authenticators and API sessions. Never writes.
+
+import type { Entity } from '../../domain/commands.js';
+import { ApiError } from '../../errors.js';
+import type { Replica } from '../../store/replica.js';
+import { entityRef, type Presenter, type Wire } from './present.js';
+
+/** Who holds an enrollment token: an identity (ott, ottca, updb) or a router (erott, trott). */
+export type TokenHolder = { kind: 'identities'; id: string; method: string } | { kind: 'edge-routers' | 'routers'; id: string; method: string };
+
+/** Answers `findEnrollment`, `findCertAuthenticator` and `findRouterByFingerprint`. */
+export async function answerEnrollmentQuery(msg: Record<string, unknown>, replica: Replica): Promise<unknown> {
+  switch (msg.op) {
+    case 'findEnrollment':
+      return findEnrollment(replica, String(msg.token ?? ''));
+    case 'findCertAuthenticator': {
+      const auth = await replica.findUnique('authenticators', 'fingerprint', String(msg.fingerprint ?? ''));
+      return auth?.method === 'cert' ? { identityId: String(auth.identityId), authenticatorId: auth.id } : null;
+    }
+    case 'findRouterByFingerprint':
+      return findRouterByFingerprint(replica, String(msg.fingerprint ?? ''));
+    default:
+      throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown enrollment query ${String(msg.op)}` });
+  }
+}
+
+async function findEnrollment(replica: Replica, token: string): Promise<TokenHolder | null> {
+  if (token === '') return null;
+  const enrollment = await replica.findUnique('enrollments', 'token', token);
+  if (enrollment) return { kind: 'identities', id: String(enrollment.identityId), method: String(enrollment.method) };
+  const edgeRouter = await replica.findUnique('edge-routers', 'enrollmentToken', token);
+  if (edgeRouter) return { kind: 'edge-routers', id: edgeRouter.id, method: 'erott' };
+  const router = await replica.findUnique('routers', 'enrollmentToken', token);
+  if (router) return { kind: 'routers', id: router.id, method: 'trott' };
+  return null;
+}
+
+async function findRouterByFingerprint(replica: Replica, fingerprint: string): Promise<{ kind: string; id: string } | null> {
+  if (fingerprint === '') return null;
+  for (const kind of ['edge-routers', 'routers']) {
+    for await (const id of replica.idsWhere(kind, 'fingerprint', fingerprint)) return { kind, id };
+  }
+  return null;
+}
+
+/** Registers the credential decorators (run after the presenter's own). */
+export function registerEnrollmentDecorators(presenter: Presenter): void {
+  presenter.decorate('identities', async (wire, record, { replica }) => {
+    wire.enrollment = await identityEnrollments(replica, record.id);
+  });
+  presenter.decorate('enrollments', async (wire, record, { replica }) => {
+    const identity = await replica.get('identities', String(record.identityId));
+    wire.identity = entityRef('identities', String(record.identityId), String(identity?.name ?? ''));
+    wire.caId ??= null;
+    wire.username ??= null;
+    if (record.caId) wire.ca = await caRef(replica, String(record.caId));
+  });
+  presenter.decorate('authenticators', async (wire, record) => {
+    wire.isExtendRequested = record.isExtendRequested === true;
+    wire.isKeyRollRequested = record.isKeyRollRequested === true;
+    wire.extendRequestedAt = record.extendRequestedAt ?? null;
+    wire.lastExtendRolledKeys = record.lastExtendRolledKeys === true;
+  });
+  presenter.decorate('api-sessions', async (wire, record, { replica }) => {
+    const auth = record.authenticatorId ? await replica.get('authenticators', String(record.authenticatorId)) : undefined;
+    if (auth?.method !== 'cert') return;
+    wire.isCertExtendable = auth.isIssuedByNetwork === true;
+    wire.isCertExtendRequested = auth.isExtendRequested === true;
+    wire.isCertKeyRollRequested = auth.isKeyRollRequested === true;
+  });
+}
+
+/** `enrollment.{ott|ottca|updb}` of an identity's detail, while outstanding. */
+async function identityEnrollments(replica: Replica, identityId: string): Promise<Wire> {
+  const out: Wire = {};
+  for await (const id of replica.idsWhere('enrollments', 'identityId', identityId)) {
+    const enrollment = await replica.get('enrollments', id);
+    if (enrollment) out[String(enrollment.method)] = await enrollmentSummary(replica, enrollment);
+  }
+  return out;
+}
+
+async function enrollmentSummary(replica: Replica, enrollment: Entity): Promise<Wire> {
+  const summary: Wire = { id: enrollment.id, jwt: enrollment.jwt, token: enrollment.token, expiresAt: enrollment.expiresAt };
+  if (enrollment.method === 'ottca') {
+    summary.caId = enrollment.caId;
+    summary.ca = await caRef(replica, String(enrollment.caId));
+  }
+  if (enrollment.method === 'updb') summary.username = enrollment.username;
+  return summary;
+}
+
+async function caRef(replica: Replica, caId: string): Promise<Wire> {
+  const ca = await replica.get('cas', caId);
+  return entityRef('cas', caId, String(ca?.name ?? ''));
+}

@@ -1,0 +1,112 @@
+// TOTP MFA: the caller's own enrollment under /current-identity/mfa and `POST /authenticate/mfa`
+// (both APIs), and the admin's `DELETE /identities/{id}/mfa` (management). Writes go to the
+// identity's actor, reads to the query handler; codes arrive in a body `code` or the
+// `mfa-validation-code` header.
+
+import type { Context } from 'koa';
+import type Router from '@koa/router';
+import { resourceOf } from '../../domain/registry.js';
+import { ApiError, fieldError } from '../../errors.js';
+import { sendData, sendEmpty } from '../envelope.js';
+import { jsonBody } from '../middleware/body.js';
+import { requireAdmin, requireCaller } from '../middleware/session.js';
+import type { NodeClient } from '../node-client.js';
+import { qrCodePng } from '../qr/png.js';
+
+const CODE_HEADER = 'mfa-validation-code';
+const QR_CODE_PIXELS = 256;
+/** The body limit of the body parser (1 MiB), for the GET bodies read here. */
+const GET_BODY_LIMIT = 1024 * 1024;
+
+export function addMfaRoutes(router: Router, node: NodeClient): void {
+  const identities = resourceOf('identities');
+  /** A command to the caller's identity actor, with the caller's API session. */
+  const own = (ctx: Context, op: string, code?: string) => {
+    const caller = requireCaller(ctx);
+    return node.command(identities, op, caller.identityId, { code, apiSessionId: caller.apiSessionId });
+  };
+
+  router.get('/current-identity/mfa', async (ctx) => {
+    sendData(ctx, await node.query({ op: 'mfaDetail', identityId: requireCaller(ctx).identityId }));
+  });
+  router.post('/current-identity/mfa', async (ctx) => {
+    const created = (await own(ctx, 'mfaEnroll')) as { id: string };
+    sendData(ctx, { id: created.id, _links: { self: { href: './current-identity/mfa' } } }, {}, 201);
+  });
+  router.delete('/current-identity/mfa', async (ctx) => {
+    requireCaller(ctx);
+    await own(ctx, 'mfaDelete', optionalCode(jsonBody(ctx)) ?? ctx.get(CODE_HEADER));
+    sendEmpty(ctx);
+  });
+  router.post('/current-identity/mfa/verify', async (ctx) => {
+    requireCaller(ctx);
+    await own(ctx, 'mfaVerify', requiredCode(jsonBody(ctx)));
+    sendEmpty(ctx);
+  });
+  router.get('/current-identity/mfa/qr-code', async (ctx) => {
+    const caller = requireCaller(ctx);
+    const { provisioningUrl } = await node.query<{ provisioningUrl: string }>({ op: 'mfaProvisioningUrl', identityId: caller.identityId });
+    ctx.status = 200;
+    ctx.type = 'image/png';
+    ctx.body = qrCodePng(provisioningUrl, QR_CODE_PIXELS);
+  });
+  router.get('/current-identity/mfa/recovery-codes', async (ctx) => {
+    const caller = requireCaller(ctx);
+    const code = optionalCode(await getBody(ctx)) ?? ctx.get(CODE_HEADER);
+    sendData(ctx, await node.query({ op: 'mfaRecoveryCodes', identityId: caller.identityId, code }));
+  });
+  router.post('/current-identity/mfa/recovery-codes', async (ctx) => {
+    requireCaller(ctx);
+    await own(ctx, 'mfaRegenerateCodes', requiredCode(jsonBody(ctx)));
+    sendEmpty(ctx);
+  });
+  router.post('/authenticate/mfa', async (ctx) => {
+    requireCaller(ctx);
+    await own(ctx, 'mfaAuthenticate', requiredCode(jsonBody(ctx)));
+    sendEmpty(ctx);
+  });
+}
+
+/** `DELETE /identities/{id}/mfa`: management API only. */
+export function addIdentityMfaRoutes(router: Router, node: NodeClient): void {
+  router.delete('/identities/:id/mfa', async (ctx) => {
+    requireAdmin(ctx);
+    await node.command(resourceOf('identities'), 'mfaRemove', ctx.params.id);
+    sendEmpty(ctx);
+  });
+}
+
+/** The body's `code` (the upstream `mfaCode` document requires it): 400 when missing. */
+function requiredCode(body: unknown): string {
+  const code = optionalCode(body);
+  if (code === undefined) throw fieldError('code', null, 'code in body is required');
+  return code;
+}
+
+function optionalCode(body: unknown): string | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body !== 'object' || Array.isArray(body)) throw fieldError('code', null, 'code in body is required');
+  const code = (body as { code?: unknown }).code;
+  if (code === undefined || code === null) return undefined;
+  if (typeof code !== 'string') throw fieldError('code', code, 'code in body must be of type string');
+  return code;
+}
+
+/** The JSON body of a GET (the body parser reads none for GET; upstream accepts one here). */
+async function getBody(ctx: Context): Promise<unknown> {
+  if (!ctx.get('content-length') && !ctx.get('transfer-encoding')) return undefined;
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    length += chunk.length;
+    if (length > GET_BODY_LIMIT) throw new ApiError('REQUEST_ENTITY_TOO_LARGE');
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ApiError('COULD_NOT_PARSE_BODY', { code: 'UNHANDLED', message: (err as Error).message });
+  }
+}

@@ -1,0 +1,59 @@
+// What happens after every HTTP request: one structured access-log line (info), the request
+// and login metrics, and a trace line when the caller is traced. Receives only what the
+// gateway reports: no bodies, headers, query strings or tokens ever reach it.
+
+import type { Logger } from '../logger.js';
+import { loginFailureReason, type NodeMetrics } from './node-metrics.js';
+import { TRACE_API, type TraceRegistry } from './trace-registry.js';
+
+/** One finished request as the gateway reports it. */
+export interface RequestEntry {
+  requestId: string;
+  method: string;
+  /** The raw path (ids included): only traced requests log it. */
+  path: string;
+  /** The route template (`/edge/management/v1/identities/:id`); undefined when none matched. */
+  route?: string;
+  status: number;
+  ms: number;
+  /** The caller, when the request carried a valid session. */
+  identityId?: string;
+  /** The error code of a failed request, and its cause (used only to categorise logins). */
+  errorCode?: string;
+  errorCause?: unknown;
+  /** `?method=` of an authentication request. */
+  loginMethod?: string;
+}
+
+export interface RequestObserverDeps {
+  log: Logger;
+  metrics: NodeMetrics;
+  traces: TraceRegistry;
+}
+
+export function createRequestObserver({ log, metrics, traces }: RequestObserverDeps): (entry: RequestEntry) => void {
+  return (entry) => {
+    const route = entry.route ?? 'unmatched';
+    const ms = Math.round(entry.ms * 10) / 10;
+    metrics.observeRequest(entry.method, route, entry.status, entry.ms / 1000);
+    if (entry.method === 'POST' && route.endsWith('/authenticate')) {
+      metrics.observeLogin(entry.loginMethod, entry.status, loginFailureReason(entry.errorCode, entry.errorCause));
+    }
+    const traceId = traces.isTraced(entry.identityId, TRACE_API);
+    log.info('request', {
+      requestId: entry.requestId,
+      method: entry.method,
+      route,
+      status: entry.status,
+      ms,
+      ...(entry.identityId ? { identityId: entry.identityId } : {}),
+      ...(entry.errorCode ? { code: entry.errorCode } : {}),
+      ...(traceId ? { traceId } : {}),
+    });
+    if (traceId) {
+      traces.trace(entry.identityId, TRACE_API, 'trace request', {
+        requestId: entry.requestId, method: entry.method, path: entry.path, route, status: entry.status, ms, code: entry.errorCode,
+      });
+    }
+  };
+}

@@ -1,0 +1,197 @@
+// The data-integrity check (BEHAVIOR §7.5): compares what the replica derives from its records
+// (secondary and unique indexes, counts, references, the access index) with the records, and
+// says for each problem how to repair it. Reads one view of the store; never writes.
+
+import type { Entity, Repair } from '../domain/commands.js';
+import { RESOURCES, hasResource, resourceOf } from '../domain/registry.js';
+import { fieldsOf, type ResourceDecl } from '../domain/resource.js';
+import { checkAccessIndex } from './access-check.js';
+import { indexedEntries } from './apply.js';
+import { isJustified, referencedIds, refRules, withoutMissing } from './integrity-rules.js';
+import { countKey, decodeStringValue, idFromRecordKey, recordKey, recordRange } from './keys.js';
+import type { KvStore } from './kv.js';
+
+/** One problem found, with the repair the fixer proposes (none when it cannot be repaired). */
+export interface IntegrityProblem {
+  description: string;
+  repair?: Repair;
+}
+
+export interface IntegrityCheckOptions {
+  /** The live replica's in-memory entity counts (undefined = not comparable right now). */
+  counts?: (kind: string) => number | undefined;
+  /** Called for each problem in scan order, and awaited (the fixer proposes as it goes). */
+  onProblem(problem: IntegrityProblem): void | Promise<void>;
+  /** Stops the scan early when it returns true. */
+  aborted?(): boolean;
+}
+
+/** Records and derived keys are read in chunks of this size (one getMany each). */
+const CHUNK = 256;
+const SEP = '\x00';
+
+/** Runs every check over kv (a consistent view: see kv-snapshot.ts), reporting as it goes. */
+export async function checkIntegrity(kv: KvStore, opts: IntegrityCheckOptions): Promise<void> {
+  for (const decl of RESOURCES) {
+    if (opts.aborted?.()) return;
+    await checkRecords(kv, decl, opts);
+  }
+  for (const family of ['i', 'u']) {
+    if (opts.aborted?.()) return;
+    await checkDerivedKeys(kv, family, opts);
+  }
+  if (opts.aborted?.()) return;
+  for (const problem of await checkAccessIndex(kv)) {
+    const repair: Repair = problem.kind === 'missing' ? { action: 'put', key: problem.key, value: '' } : { action: 'del', key: problem.key };
+    await opts.onProblem({ description: problem.description, repair });
+  }
+}
+
+/** Every record of a kind: its index and unique entries, its references, and the kind's count. */
+async function checkRecords(kv: KvStore, decl: ResourceDecl, opts: IntegrityCheckOptions): Promise<void> {
+  let actual = 0;
+  let chunk: [string, string][] = [];
+  for await (const entry of kv.entries(recordRange(decl.kind))) {
+    actual++;
+    chunk.push(entry);
+    if (chunk.length < CHUNK) continue;
+    await checkRecordChunk(kv, decl, chunk, opts);
+    chunk = [];
+    if (opts.aborted?.()) return;
+  }
+  if (chunk.length > 0) await checkRecordChunk(kv, decl, chunk, opts);
+  const stored = Number((await kv.get(countKey(decl.kind))) ?? 0);
+  const inMemory = opts.counts?.(decl.kind);
+  if (stored !== actual || (inMemory !== undefined && inMemory !== actual)) {
+    const memory = inMemory === undefined ? '' : ` (${inMemory} in memory)`;
+    await opts.onProblem({
+      description: `count of ${decl.kind} is ${stored}${memory} but ${actual} records exist`,
+      repair: { action: 'recount', kind: decl.kind },
+    });
+  }
+}
+
+async function checkRecordChunk(kv: KvStore, decl: ResourceDecl, chunk: [string, string][], opts: IntegrityCheckOptions): Promise<void> {
+  const records: Entity[] = [];
+  for (const [key, raw] of chunk) {
+    const id = idFromRecordKey(key);
+    let record: Entity | undefined;
+    try {
+      record = JSON.parse(raw) as Entity;
+    } catch {
+      record = undefined;
+    }
+    if (!record || typeof record !== 'object' || record.id !== id) {
+      await opts.onProblem({ description: `${decl.entity} ${id}: the stored record is malformed` });
+      continue;
+    }
+    records.push(record);
+  }
+  await checkIndexEntries(kv, decl, records, opts);
+  await checkReferences(kv, decl, records, opts);
+}
+
+/** Every index and unique key a record derives must exist (unique keys naming the record). */
+async function checkIndexEntries(kv: KvStore, decl: ResourceDecl, records: Entity[], opts: IntegrityCheckOptions): Promise<void> {
+  const wanted = records.flatMap((record) => indexedEntries(decl, record).map((entry) => ({ record, ...entry })));
+  const stored = await kv.getMany(wanted.map((w) => w.key));
+  const holders = wanted.map((w, i) => (w.unique !== undefined && stored[i] !== undefined && stored[i] !== w.unique ? stored[i]! : undefined));
+  const holderIds = [...new Set(holders.filter((h): h is string => h !== undefined))];
+  const holderRaw = await kv.getMany(holderIds.map((h) => recordKey(decl.kind, h)));
+  const holderRecords = new Map(holderIds.map((h, i) => [recordKey(decl.kind, h), holderRaw[i]]));
+  for (const [i, w] of wanted.entries()) {
+    const where = `${decl.entity} ${w.record.id}: ${describeKey(w.key)}`;
+    if (stored[i] === undefined) {
+      await opts.onProblem({ description: `${where} is missing`, repair: { action: 'put', key: w.key, value: w.unique ?? '' } });
+      continue;
+    }
+    const holder = holders[i];
+    if (holder === undefined) continue;
+    const held = await isJustified(async (key) => (holderRecords.has(key) ? holderRecords.get(key) : kv.get(key)), w.key, holder, indexedEntries);
+    if (held) {
+      await opts.onProblem({ description: `${where} is also held by ${decl.entity} ${holder}: duplicate unique value` });
+    } else {
+      await opts.onProblem({ description: `${where} names ${decl.entity} ${holder} instead`, repair: { action: 'put', key: w.key, value: w.unique! } });
+    }
+  }
+}
+
+/** Every reference (declared refs, cascade parents, id lists, role-list `@id`s) must exist. */
+async function checkReferences(kv: KvStore, decl: ResourceDecl, records: Entity[], opts: IntegrityCheckOptions): Promise<void> {
+  const rules = refRules(decl);
+  const asked: { record: Entity; rule: (typeof rules)[number]; id: string }[] = [];
+  for (const record of records) {
+    for (const rule of rules) for (const id of referencedIds(rule, record)) asked.push({ record, rule, id });
+  }
+  const found = await kv.getMany(asked.map((a) => recordKey(a.rule.target, a.id)));
+  const missing = new Map<string, { record: Entity; rule: (typeof rules)[number]; ids: Set<string> }>();
+  for (const [i, a] of asked.entries()) {
+    if (found[i] !== undefined) continue;
+    const key = `${a.record.id}${SEP}${a.rule.field}`;
+    const entry = missing.get(key) ?? { record: a.record, rule: a.rule, ids: new Set<string>() };
+    entry.ids.add(a.id);
+    missing.set(key, entry);
+  }
+  for (const { record, rule, ids } of missing.values()) {
+    const fixable = withoutMissing(rule, record, ids) !== undefined;
+    await opts.onProblem({
+      description: `${decl.entity} ${record.id}: ${rule.field} references missing ${resourceOf(rule.target).entity} ${[...ids].join(', ')}`,
+      repair: fixable ? { action: 'dropRef', kind: decl.kind, id: record.id, field: rule.field } : undefined,
+    });
+  }
+}
+
+/** Every stored index (`i`) or unique (`u`) key must be derived by the record it names. */
+async function checkDerivedKeys(kv: KvStore, family: string, opts: IntegrityCheckOptions): Promise<void> {
+  let chunk: [string, string][] = [];
+  const flush = async () => {
+    const recordKeys = [...new Set(chunk.map(([key, value]) => namedRecordKey(key, value)).filter((k): k is string => k !== undefined))];
+    const records = await kv.getMany(recordKeys);
+    const prefetched = new Map(recordKeys.map((key, i) => [key, records[i]]));
+    const read = async (key: string) => (prefetched.has(key) ? prefetched.get(key) : kv.get(key));
+    for (const [key, value] of chunk) {
+      if (await isJustified(read, key, value, indexedEntries)) continue;
+      const owner = family === 'u' ? value : key.slice(key.lastIndexOf(SEP) + 1);
+      await opts.onProblem({ description: `stale ${describeKey(key)} naming ${owner}`, repair: { action: 'del', key } });
+    }
+    chunk = [];
+  };
+  for await (const entry of kv.entries({ gt: `${family}${SEP}`, lt: `${family}${SEP}\xff` })) {
+    chunk.push(entry);
+    if (chunk.length < CHUNK) continue;
+    await flush();
+    if (opts.aborted?.()) return;
+  }
+  if (chunk.length > 0) await flush();
+}
+
+/** The record an index or unique key names (its kind plus the id in the key or the value). */
+function namedRecordKey(key: string, value: string): string | undefined {
+  const parts = key.split(SEP);
+  if (parts[0] === 'i' && parts.length === 5) return recordKey(parts[1], parts[4]);
+  if (parts[0] === 'u' && parts.length === 4) return recordKey(parts[1], value);
+  return undefined;
+}
+
+/** `index entry identities.name = "x"`; values of secret fields are never shown. */
+export function describeKey(key: string): string {
+  const parts = key.split(SEP);
+  const what = parts[0] === 'u' ? 'unique entry' : 'index entry';
+  const [, kind, field, encoded] = parts;
+  if (kind === undefined || field === undefined || encoded === undefined) return `${what} ${JSON.stringify(parts.join('/'))}`;
+  const secret = hasResource(kind) && fieldsOf(resourceOf(kind))[field]?.secret === true;
+  return `${what} ${kind}.${field} = ${secret ? '<secret>' : showEncoded(encoded)}`;
+}
+
+function showEncoded(encoded: string): string {
+  if (encoded === 'a') return 'null';
+  if (encoded === 'b0' || encoded === 'b1') return encoded === 'b1' ? 'true' : 'false';
+  if (encoded.startsWith('c') && encoded.length === 17) {
+    const buf = Buffer.from(encoded.slice(1), 'hex');
+    if (buf[0] & 0x80) buf[0] = buf[0] & 0x7f;
+    else for (let i = 0; i < 8; i++) buf[i] = ~buf[i] & 0xff;
+    return String(buf.readDoubleBE());
+  }
+  const text = decodeStringValue(encoded) ?? encoded;
+  return JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
+}

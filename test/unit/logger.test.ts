@@ -1,0 +1,43 @@
+// The logger's safety net: fields named like secrets are redacted at any depth, private-key PEM
+// blocks are cut from any text, and everything else is written as given.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createLogger } from '../../src/logger.js';
+
+const KEY_PEM = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----';
+
+describe('logger redaction', () => {
+  it('redacts secret-named fields at any depth and keeps the rest', () => {
+    const lines: string[] = [];
+    const log = createLogger('debug', {}, (_level, line) => lines.push(line));
+    log.info('login', {
+      password: 'hunter2-pw',
+      newPassword: 'n3w-pw',
+      token: 'tok-123',
+      nested: { authorization: 'Bearer abc.def', passwordHash: 'h4sh', salt: 's4lt', caKeyPem: KEY_PEM },
+      identityId: 'id-1',
+      tokenCount: 3,
+      isPasswordSet: true,
+      code: 'INVALID_AUTH',
+    });
+    const entry = JSON.parse(lines[0]!);
+    assert.equal(entry.password, '[redacted]');
+    assert.equal(entry.newPassword, '[redacted]');
+    assert.equal(entry.token, '[redacted]');
+    assert.deepEqual(entry.nested, { authorization: '[redacted]', passwordHash: '[redacted]', salt: '[redacted]', caKeyPem: '[redacted]' });
+    assert.equal(entry.identityId, 'id-1');
+    assert.equal(entry.tokenCount, 3);
+    assert.equal(entry.isPasswordSet, true);
+    assert.equal(entry.code, 'INVALID_AUTH');
+    for (const secret of ['hunter2-pw', 'n3w-pw', 'tok-123', 'abc.def', 'h4sh', 's4lt', 'MIIEvQ']) assert.ok(!lines[0]!.includes(secret), secret);
+  });
+
+  it('cuts private-key PEM blocks out of messages, fields and error stacks', () => {
+    const lines: string[] = [];
+    const log = createLogger('debug', {}, (_level, line) => lines.push(line));
+    log.error('oops', { detail: `loaded ${KEY_PEM} from disk`, error: new Error(`bad key ${KEY_PEM}`) });
+    assert.ok(!lines[0]!.includes('MIIEvQ'));
+    assert.match(lines[0]!, /\[redacted private key\]/);
+  });
+});
