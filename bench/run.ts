@@ -5,6 +5,7 @@ import { writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { killAllCliNodes } from '../test/support/cli-node.js';
 import { BENCH_DIR } from './lib/harness.js';
+import { postureEvents } from './scenarios/posture.js';
 import { accessLarge, listLarge, loginsVsReads, sizeRatio, startLarge } from './scenarios/scale.js';
 import { createIdentity, getIdentity, getIdentityNats } from './scenarios/throughput.js';
 import type { Row, Scenario, ScenarioContext } from './scenarios/types.js';
@@ -18,6 +19,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'access-100k': accessLarge,
   'logins-vs-reads': loginsVsReads,
   'start-100k': startLarge,
+  posture: postureEvents,
 };
 
 function format(rows: Row[]): string {

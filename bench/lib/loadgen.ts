@@ -5,8 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 
-/** What the parent sends (as argv[2] JSON). Paths may contain `{i}` (request counter) and
- * `{pick}` (an entry of `picks`, round-robin) so that requests touch different entities. */
+/** What the parent sends (as argv[2] JSON). Paths, header values and bodies may contain `{i}`
+ * (request counter) and `{pick}` (an entry of `picks`, round-robin) so that requests touch
+ * different entities or come from different sessions. */
 export interface LoadSpec {
   origin: string;
   caFile?: string;
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
         const res = await pool.request({
           method: spec.method as 'GET',
           path: fill(spec.path, i),
-          headers: spec.headers,
+          headers: spec.headers && Object.fromEntries(Object.entries(spec.headers).map(([k, v]) => [k, fill(v, i)])),
           body: spec.body === undefined ? undefined : fill(spec.body, i),
         });
         await res.body.dump();

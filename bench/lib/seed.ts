@@ -47,7 +47,9 @@ function attributes(rand: () => number, prefix: string, pool: number, max: numbe
   return [...out];
 }
 
-export async function seedDataDir(dataDir: string, sizes: SeedSizes, log: (msg: string) => void = () => {}): Promise<{ identityIds: string[]; serviceIds: string[] }> {
+/** Opens a data dir's log and replica without a node (the node must not be running), runs
+ * `work` with a proposer, and closes everything again. */
+export async function withOfflineStore<T>(dataDir: string, work: (store: { replica: Replica; proposer: Proposer; writer: EntityWriter }) => Promise<T>): Promise<T> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const kv = new LevelKv({ path: join(dataDir, 'replica') });
   await kv.open();
@@ -56,8 +58,26 @@ export async function seedDataDir(dataDir: string, sizes: SeedSizes, log: (msg: 
   const commandLog = new LocalLog<Command>({ path: join(dataDir, 'log') });
   await commandLog.open();
   const following = commandLog.follow(replica.appliedSeq, (e) => replica.apply(e));
-  const proposer = new Proposer(commandLog, replica, 'seed');
-  const writer = new EntityWriter(replica, proposer);
+  try {
+    const proposer = new Proposer(commandLog, replica, 'bench');
+    return await work({ replica, proposer, writer: new EntityWriter(replica, proposer) });
+  } finally {
+    await following.close();
+    await commandLog.close();
+    await kv.close();
+  }
+}
+
+export async function seedDataDir(dataDir: string, sizes: SeedSizes, log: (msg: string) => void = () => {}): Promise<{ identityIds: string[]; serviceIds: string[] }> {
+  return withOfflineStore(dataDir, (store) => seedStore(store, sizes, log, dataDir));
+}
+
+async function seedStore(
+  { replica, proposer, writer }: { replica: Replica; proposer: Proposer; writer: EntityWriter },
+  sizes: SeedSizes,
+  log: (msg: string) => void,
+  dataDir: string,
+): Promise<{ identityIds: string[]; serviceIds: string[] }> {
   const pool = WorkerPool.create({ threads: 1 });
   await bootstrap({ replica, proposer, writer, pool, ...BENCH_ADMIN, passwordFile: join(dataDir, 'admin-password') });
   await pool.close();
@@ -98,8 +118,5 @@ export async function seedDataDir(dataDir: string, sizes: SeedSizes, log: (msg: 
   }
   await flush(ops);
   log(`seeded ${identityIds.length} identities`);
-  await following.close();
-  await commandLog.close();
-  await kv.close();
   return { identityIds, serviceIds };
 }
