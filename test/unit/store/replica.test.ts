@@ -331,14 +331,20 @@ function runReplicaSuite(name: string, factory: StoreFactory): void {
   });
 
   it('refuses to delete a referenced auth policy with CAN_NOT_DELETE_REFERENCED_ENTITY (409)', async (h) => {
-    await h.run(create('identities', identity('id1')));
-    const result = await h.run({ op: 'delete', kind: 'auth-policies', id: 'default' });
+    await h.run(create('auth-policies', authPolicy('p1', 'P1')), create('identities', identity('id1', { authPolicyId: 'p1' })));
+    const result = await h.run({ op: 'delete', kind: 'auth-policies', id: 'p1' });
     expectError(result, 'CAN_NOT_DELETE_REFERENCED_ENTITY', 'id');
     assert.equal(statusOf('CAN_NOT_DELETE_REFERENCED_ENTITY'), 409);
     assert.ok(!result.ok);
     assert.match((result.error.cause as FieldCause).reason, /referenced by identity: \[id1\]/);
+    assert.ok(await h.replica.get('auth-policies', 'p1'));
+    assert.equal(h.replica.count('auth-policies'), 2);
+  });
+
+  it('never deletes the default auth policy', async (h) => {
+    const result = await h.run({ op: 'delete', kind: 'auth-policies', id: 'default' });
+    assert.ok(!result.ok);
     assert.ok(await h.replica.get('auth-policies', 'default'));
-    assert.equal(h.replica.count('auth-policies'), 1);
   });
 
   it('deletes an auth policy once nothing references it', async (h) => {
