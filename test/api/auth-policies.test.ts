@@ -243,6 +243,17 @@ describe('DELETE /auth-policies/:id and referenced signers', () => {
     assert.equal((await node.mgmt.delete(`/auth-policies/${id}`, admin())).status, 200);
   });
 
+  it('refuses deleting a policy a signer enrolls into (409)', async () => {
+    const id = await createPolicy();
+    const signer = await node.mgmt.post('/external-jwt-signers', {
+      name: unique('enroll-signer'), jwksEndpoint: 'https://idp.example/jwks', issuer: unique('https://issuer.example/e'), audience: 'weft', enabled: true, enrollAuthPolicyId: id,
+    }, admin());
+    assert.equal(signer.status, 201, signer.text);
+    const res = await node.mgmt.delete(`/auth-policies/${id}`, admin());
+    assert.equal(res.status, 409, res.text);
+    assert.equal(res.body.error.code, 'CAN_NOT_DELETE_REFERENCED_ENTITY');
+  });
+
   it('refuses deleting a signer a policy allows (409), and deletes it once unreferenced', async () => {
     const signer = await createSigner();
     const body = policyBody();
