@@ -10,7 +10,7 @@ import { validateBody } from '../domain/validate.js';
 import { ApiError, fieldError } from '../errors.js';
 import type { Replica } from '../store/replica.js';
 import type { WorkerPool } from '../workers/pool.js';
-import type { Actor, ActorMessage } from './actor-host.js';
+import { CatalogActor } from './catalog-actor.js';
 import type { EntityWriter } from './entity-writer.js';
 import type { Proposer } from './proposer.js';
 
@@ -21,33 +21,14 @@ export interface AuthenticatorCatalogDeps {
   pool: WorkerPool;
 }
 
-export class AuthenticatorCatalog implements Actor {
-  constructor(private readonly deps: AuthenticatorCatalogDeps) {}
-
-  isIdle(): boolean {
-    return true;
+export class AuthenticatorCatalog extends CatalogActor {
+  constructor(private readonly deps: AuthenticatorCatalogDeps) {
+    super('authenticators', deps.writer);
+    this.extra.updateSelf = (id, msg) => this.updateSelf(id, String(msg.identityId ?? ''), msg.body, msg.mode === 'patch' ? 'patch' : 'replace');
+    this.extra.requestExtend = (id, msg) => this.requestExtend(id, msg.body);
   }
 
-  async handle(msg: ActorMessage): Promise<unknown> {
-    const id = String(msg.id ?? '');
-    switch (msg.op) {
-      case 'create':
-        return this.create(id, msg.body);
-      case 'replace':
-      case 'patch':
-        return this.update(id, msg.body, msg.op);
-      case 'delete':
-        return this.deps.writer.delete('authenticators', id);
-      case 'updateSelf':
-        return this.updateSelf(id, String(msg.identityId ?? ''), msg.body, msg.mode === 'patch' ? 'patch' : 'replace');
-      case 'requestExtend':
-        return this.requestExtend(id, msg.body);
-      default:
-        throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown authenticators operation ${msg.op}` });
-    }
-  }
-
-  private async create(id: string, body: unknown): Promise<{ id: string }> {
+  protected override async create(id: string, body: unknown): Promise<{ id: string }> {
     const { replica, proposer } = this.deps;
     const values = validateBody(resourceOf('authenticators'), body, 'create');
     const identity = await replica.get('identities', String(values.identityId));
@@ -71,7 +52,7 @@ export class AuthenticatorCatalog implements Actor {
     return { id };
   }
 
-  private async update(id: string, body: unknown, mode: 'replace' | 'patch'): Promise<Record<string, never>> {
+  protected override async update(id: string, body: unknown, mode: 'replace' | 'patch'): Promise<Record<string, never>> {
     const { replica, proposer } = this.deps;
     const old = await replica.get('authenticators', id);
     if (!old) throw new ApiError('NOT_FOUND');

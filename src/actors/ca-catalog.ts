@@ -7,39 +7,20 @@ import { prepareCaValues } from '../domain/ca-rules.js';
 import { newId } from '../domain/ids.js';
 import { ApiError, fieldError } from '../errors.js';
 import { signCaEnrollmentJwt } from '../pki/enrollment-jwt.js';
-import type { Actor, ActorMessage } from './actor-host.js';
+import { CatalogActor } from './catalog-actor.js';
 import type { ActorDeps } from './actor-factory.js';
 import { certFingerprint, commonNameOf, isIssuedBy, parseCertificates, pemBlocks } from './ca-certificates.js';
 
 const KIND = 'cas';
 
-export class CaCatalog implements Actor {
-  constructor(private readonly deps: ActorDeps) {}
-
-  isIdle(): boolean {
-    return true;
+export class CaCatalog extends CatalogActor {
+  constructor(private readonly deps: ActorDeps) {
+    super(KIND, deps.writer);
+    this.extra.verify = (id, msg) => this.verify(id, msg.body);
+    this.extra.jwt = (id) => this.jwt(id);
   }
 
-  async handle(msg: ActorMessage): Promise<unknown> {
-    const id = String(msg.id ?? '');
-    switch (msg.op) {
-      case 'create':
-        return this.create(id, msg.body);
-      case 'replace':
-      case 'patch':
-        return this.update(id, msg.body, msg.op);
-      case 'delete':
-        return this.deps.writer.delete(KIND, id);
-      case 'verify':
-        return this.verify(id, msg.body);
-      case 'jwt':
-        return this.jwt(id);
-      default:
-        throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown ${KIND} operation ${msg.op}` });
-    }
-  }
-
-  private async create(id: string, body: unknown): Promise<{ id: string }> {
+  protected override async create(id: string, body: unknown): Promise<{ id: string }> {
     const at = new Date().toISOString();
     const op = this.deps.writer.buildCreate(KIND, id, body, at);
     prepareCaValues(op.record, undefined, 'create');
@@ -52,7 +33,7 @@ export class CaCatalog implements Actor {
   }
 
   /** On patch only the fields present change (the external-id claim property by property). */
-  private async update(id: string, body: unknown, mode: 'replace' | 'patch'): Promise<void> {
+  protected override async update(id: string, body: unknown, mode: 'replace' | 'patch'): Promise<void> {
     const old = await this.deps.replica.get(KIND, id);
     if (!old) throw new ApiError('NOT_FOUND');
     const at = new Date().toISOString();

@@ -1,14 +1,21 @@
-// A catalog actor: one per resource kind that has no per-entity actor. Serialises that kind's
-// create / replace / patch / delete commands through the generic writer.
+// The per-kind actor every catalog shares: create / replace / patch / delete through steps a
+// kind may override (defaults: the generic EntityWriter), plus extra operations by name.
+// Stateless: it only serialises the kind's commands.
 
 import { ApiError } from '../errors.js';
 import type { Actor, ActorMessage } from './actor-host.js';
 import type { EntityWriter } from './entity-writer.js';
 
+/** An operation beyond CRUD (e.g. `verify` of a CA), given the entity id and the message. */
+export type ExtraOp = (id: string, msg: ActorMessage) => Promise<unknown>;
+
 export class CatalogActor implements Actor {
+  /** Operations beyond CRUD, by name; subclasses register theirs in the constructor. */
+  protected readonly extra: Record<string, ExtraOp> = {};
+
   constructor(
-    private readonly kind: string,
-    private readonly writer: EntityWriter,
+    protected readonly kind: string,
+    protected readonly writer: EntityWriter,
     /** Set when this actor serves one entity of the kind (entity families). */
     private readonly entityId?: string,
   ) {}
@@ -21,15 +28,27 @@ export class CatalogActor implements Actor {
     const id = this.entityId ?? String(msg.id ?? '');
     switch (msg.op) {
       case 'create':
-        return this.writer.create(this.kind, id, msg.body);
+        return this.create(id, msg.body);
       case 'replace':
-        return this.writer.replace(this.kind, id, msg.body);
       case 'patch':
-        return this.writer.patch(this.kind, id, msg.body);
+        return this.update(id, msg.body, msg.op);
       case 'delete':
-        return this.writer.delete(this.kind, id);
-      default:
-        throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown ${this.kind} operation ${msg.op}` });
+        return this.remove(id);
     }
+    const extra = this.extra[msg.op];
+    if (!extra) throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown ${this.kind} operation ${msg.op}` });
+    return extra(id, msg);
+  }
+
+  protected create(id: string, body: unknown): Promise<unknown> {
+    return this.writer.create(this.kind, id, body);
+  }
+
+  protected update(id: string, body: unknown, mode: 'replace' | 'patch'): Promise<unknown> {
+    return mode === 'patch' ? this.writer.patch(this.kind, id, body) : this.writer.replace(this.kind, id, body);
+  }
+
+  protected remove(id: string): Promise<unknown> {
+    return this.writer.delete(this.kind, id);
   }
 }

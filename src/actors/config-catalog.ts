@@ -6,39 +6,33 @@ import { resourceOf } from '../domain/registry.js';
 import { validateBody } from '../domain/validate.js';
 import { ApiError, fieldError } from '../errors.js';
 import type { Replica } from '../store/replica.js';
-import type { Actor, ActorMessage } from './actor-host.js';
+import { CatalogActor } from './catalog-actor.js';
 import { ConfigSchemas } from './config-schemas.js';
 import type { EntityWriter } from './entity-writer.js';
 
 const KIND = 'configs';
 
-export class ConfigCatalog implements Actor {
+export class ConfigCatalog extends CatalogActor {
   /** Compiled validators, per config type version. */
   private readonly schemas = new ConfigSchemas();
 
-  constructor(private readonly deps: { replica: Replica; writer: EntityWriter }) {}
+  constructor(private readonly deps: { replica: Replica; writer: EntityWriter }) {
+    super(KIND, deps.writer);
+  }
 
   /** Never idle: the validator cache is worth keeping. */
-  isIdle(): boolean {
+  override isIdle(): boolean {
     return false;
   }
 
-  async handle(msg: ActorMessage): Promise<unknown> {
-    const id = String(msg.id ?? '');
-    const { writer } = this.deps;
-    switch (msg.op) {
-      case 'create':
-        await this.checkCreate(msg.body);
-        return writer.create(KIND, id, msg.body);
-      case 'replace':
-      case 'patch':
-        await this.checkUpdate(id, msg.body, msg.op);
-        return msg.op === 'replace' ? writer.replace(KIND, id, msg.body) : writer.patch(KIND, id, msg.body);
-      case 'delete':
-        return writer.delete(KIND, id);
-      default:
-        throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown ${KIND} operation ${msg.op}` });
-    }
+  protected override async create(id: string, body: unknown): Promise<unknown> {
+    await this.checkCreate(body);
+    return super.create(id, body);
+  }
+
+  protected override async update(id: string, body: unknown, mode: 'replace' | 'patch'): Promise<unknown> {
+    await this.checkUpdate(id, body, mode);
+    return super.update(id, body, mode);
   }
 
   private async checkCreate(body: unknown): Promise<void> {

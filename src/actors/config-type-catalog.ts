@@ -5,38 +5,28 @@ import { resourceOf } from '../domain/registry.js';
 import { validateBody, type WriteMode } from '../domain/validate.js';
 import { ApiError } from '../errors.js';
 import type { Replica } from '../store/replica.js';
-import type { Actor, ActorMessage } from './actor-host.js';
+import { CatalogActor } from './catalog-actor.js';
 import { ConfigSchemas } from './config-schemas.js';
 import type { EntityWriter } from './entity-writer.js';
 
 const KIND = 'config-types';
 
-export class ConfigTypeCatalog implements Actor {
+export class ConfigTypeCatalog extends CatalogActor {
   private readonly schemas = new ConfigSchemas();
 
-  constructor(private readonly deps: { replica: Replica; writer: EntityWriter }) {}
-
-  isIdle(): boolean {
-    return true;
+  constructor(private readonly deps: { replica: Replica; writer: EntityWriter }) {
+    super(KIND, deps.writer);
   }
 
-  async handle(msg: ActorMessage): Promise<unknown> {
-    const id = String(msg.id ?? '');
-    const { writer } = this.deps;
-    switch (msg.op) {
-      case 'create':
-        this.checkSchema(msg.body, 'create');
-        return writer.create(KIND, id, msg.body);
-      case 'replace':
-      case 'patch':
-        if (!(await this.deps.replica.get(KIND, id))) throw new ApiError('NOT_FOUND');
-        this.checkSchema(msg.body, msg.op);
-        return msg.op === 'replace' ? writer.replace(KIND, id, msg.body) : writer.patch(KIND, id, msg.body);
-      case 'delete':
-        return writer.delete(KIND, id);
-      default:
-        throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown ${KIND} operation ${msg.op}` });
-    }
+  protected override create(id: string, body: unknown): Promise<unknown> {
+    this.checkSchema(body, 'create');
+    return super.create(id, body);
+  }
+
+  protected override async update(id: string, body: unknown, mode: 'replace' | 'patch'): Promise<unknown> {
+    if (!(await this.deps.replica.get(KIND, id))) throw new ApiError('NOT_FOUND');
+    this.checkSchema(body, mode);
+    return super.update(id, body, mode);
   }
 
   private checkSchema(body: unknown, mode: WriteMode): void {

@@ -4,35 +4,18 @@
 
 import { prepareSignerValues } from '../domain/ext-jwt-signer-rules.js';
 import { ApiError, fieldError } from '../errors.js';
-import type { Actor, ActorMessage } from './actor-host.js';
+import { CatalogActor } from './catalog-actor.js';
 import type { ActorDeps } from './actor-factory.js';
 import { certFingerprint, commonNameOf, parseCertificates } from './ca-certificates.js';
 
 const KIND = 'external-jwt-signers';
 
-export class ExternalJwtSignerCatalog implements Actor {
-  constructor(private readonly deps: ActorDeps) {}
-
-  isIdle(): boolean {
-    return true;
+export class ExternalJwtSignerCatalog extends CatalogActor {
+  constructor(private readonly deps: ActorDeps) {
+    super(KIND, deps.writer);
   }
 
-  async handle(msg: ActorMessage): Promise<unknown> {
-    const id = String(msg.id ?? '');
-    switch (msg.op) {
-      case 'create':
-        return this.create(id, msg.body);
-      case 'replace':
-      case 'patch':
-        return this.update(id, msg.body, msg.op);
-      case 'delete':
-        return this.deps.writer.delete(KIND, id);
-      default:
-        throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown ${KIND} operation ${msg.op}` });
-    }
-  }
-
-  private async create(id: string, body: unknown): Promise<{ id: string }> {
+  protected override async create(id: string, body: unknown): Promise<{ id: string }> {
     const at = new Date().toISOString();
     const op = this.deps.writer.buildCreate(KIND, id, body, at);
     prepareSignerValues(op.record, undefined, 'create');
@@ -41,7 +24,7 @@ export class ExternalJwtSignerCatalog implements Actor {
     return { id };
   }
 
-  private async update(id: string, body: unknown, mode: 'replace' | 'patch'): Promise<void> {
+  protected override async update(id: string, body: unknown, mode: 'replace' | 'patch'): Promise<void> {
     const old = await this.deps.replica.get(KIND, id);
     if (!old) throw new ApiError('NOT_FOUND');
     const at = new Date().toISOString();

@@ -9,7 +9,7 @@ import { validateBody, type WriteMode } from '../domain/validate.js';
 import { PREPARE } from '../domain/write-rules.js';
 import { ApiError } from '../errors.js';
 import type { Replica } from '../store/replica.js';
-import type { Actor, ActorMessage } from './actor-host.js';
+import { CatalogActor } from './catalog-actor.js';
 import type { EntityWriter } from './entity-writer.js';
 import type { Proposer } from './proposer.js';
 
@@ -21,29 +21,12 @@ export interface PostureCheckCatalogDeps {
   writer: EntityWriter;
 }
 
-export class PostureCheckCatalog implements Actor {
-  constructor(private readonly deps: PostureCheckCatalogDeps) {}
-
-  isIdle(): boolean {
-    return true;
+export class PostureCheckCatalog extends CatalogActor {
+  constructor(private readonly deps: PostureCheckCatalogDeps) {
+    super(KIND, deps.writer);
   }
 
-  async handle(msg: ActorMessage): Promise<unknown> {
-    const id = String(msg.id ?? '');
-    switch (msg.op) {
-      case 'create':
-        return this.create(id, msg.body);
-      case 'replace':
-      case 'patch':
-        return this.update(id, msg.body, msg.op);
-      case 'delete':
-        return this.deps.writer.delete(KIND, id);
-      default:
-        throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown ${KIND} operation ${msg.op}` });
-    }
-  }
-
-  private async create(id: string, body: unknown): Promise<{ id: string }> {
+  protected override async create(id: string, body: unknown): Promise<{ id: string }> {
     const values = commonFields(body, undefined, 'create');
     const typeId = values.typeId as PostureCheckType;
     const at = new Date().toISOString();
@@ -60,7 +43,7 @@ export class PostureCheckCatalog implements Actor {
     return { id };
   }
 
-  private async update(id: string, body: unknown, mode: 'replace' | 'patch'): Promise<Record<string, never>> {
+  protected override async update(id: string, body: unknown, mode: 'replace' | 'patch'): Promise<Record<string, never>> {
     const old = await this.deps.replica.get(KIND, id);
     if (!old) throw new ApiError('NOT_FOUND');
     const values = commonFields(body, old, mode);

@@ -7,7 +7,7 @@ import type { Entity, Op } from '../domain/commands.js';
 import { resourceOf } from '../domain/registry.js';
 import { ApiError } from '../errors.js';
 import { signEnrollmentJwt } from '../pki/enrollment-jwt.js';
-import type { Actor, ActorMessage } from './actor-host.js';
+import { CatalogActor } from './catalog-actor.js';
 import type { ActorDeps } from './actor-factory.js';
 import { enrollRouter, extendRouterEnrollment } from './credentials/router-enroll.js';
 
@@ -17,36 +17,16 @@ export const ROUTER_ENROLLMENT_MINUTES = 180;
 /** The enrollment method written into the JWT `em` claim: `erott` (edge) or `trott` (transit). */
 export type RouterEnrollmentMethod = 'erott' | 'trott';
 
-export class RouterCatalog implements Actor {
+export class RouterCatalog extends CatalogActor {
   constructor(
-    protected readonly kind: string,
+    kind: string,
     private readonly method: RouterEnrollmentMethod,
     protected readonly deps: ActorDeps,
-  ) {}
-
-  isIdle(): boolean {
-    return true;
-  }
-
-  async handle(msg: ActorMessage): Promise<unknown> {
-    const id = String(msg.id ?? '');
-    switch (msg.op) {
-      case 'create':
-        return this.create(id, msg.body);
-      case 'replace':
-      case 'patch':
-        return this.update(id, msg.body, msg.op);
-      case 'delete':
-        return this.delete(id);
-      case 'reEnroll':
-        return this.reEnroll(id);
-      case 'enroll':
-        return enrollRouter(this.deps, this.kind, id, msg);
-      case 'extendEnrollment':
-        return extendRouterEnrollment(this.deps, this.kind, id, msg);
-      default:
-        throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown ${this.kind} operation ${msg.op}` });
-    }
+  ) {
+    super(kind, deps.writer);
+    this.extra.reEnroll = (id) => this.reEnroll(id);
+    this.extra.enroll = (id, msg) => enrollRouter(this.deps, this.kind, id, msg);
+    this.extra.extendEnrollment = (id, msg) => extendRouterEnrollment(this.deps, this.kind, id, msg);
   }
 
   /** Ops the kind adds to a write of one router (old absent on create, next absent on delete). */
@@ -54,7 +34,7 @@ export class RouterCatalog implements Actor {
     return [];
   }
 
-  private async create(id: string, body: unknown): Promise<{ id: string }> {
+  protected override async create(id: string, body: unknown): Promise<{ id: string }> {
     const at = new Date().toISOString();
     const op = this.deps.writer.buildCreate(this.kind, id, body, at);
     Object.assign(op.record, await this.enrollment(id, at), { isVerified: false, fingerprint: null });
@@ -62,7 +42,7 @@ export class RouterCatalog implements Actor {
     return { id };
   }
 
-  private async update(id: string, body: unknown, mode: 'replace' | 'patch'): Promise<void> {
+  protected override async update(id: string, body: unknown, mode: 'replace' | 'patch'): Promise<void> {
     const old = await this.deps.replica.get(this.kind, id);
     if (!old) throw new ApiError('NOT_FOUND');
     const at = new Date().toISOString();
@@ -70,7 +50,7 @@ export class RouterCatalog implements Actor {
     await this.deps.proposer.propose([op, ...(await this.relatedOps(old, op.record, at))], at);
   }
 
-  private async delete(id: string): Promise<void> {
+  protected override async remove(id: string): Promise<void> {
     const old = await this.deps.replica.get(this.kind, id);
     if (!old) throw new ApiError('NOT_FOUND');
     const at = new Date().toISOString();

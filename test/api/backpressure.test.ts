@@ -8,7 +8,7 @@ import { startTestNode, type TestNode } from '../support/test-node.js';
 describe('actor mailboxes under a write flood', () => {
   let node: TestNode;
   before(async () => {
-    node = await startTestNode({ config: { mailboxSize: 2 } });
+    node = await startTestNode({ config: { mailboxSize: 1 } });
   });
   after(async () => {
     await node.close();
@@ -17,7 +17,7 @@ describe('actor mailboxes under a write flood', () => {
   it('answers 429 when the mailbox is full and loses no acknowledged write', async () => {
     const created = await node.mgmt.post('/identities', { name: 'flooded', type: 'User', isAdmin: false }, node.adminToken);
     const id = created.body.data.id;
-    const writes = Array.from({ length: 40 }, (_, i) =>
+    const writes = Array.from({ length: 200 }, (_, i) =>
       node.mgmt.patch(`/identities/${id}`, { tags: { [`k${i}`]: i } }, node.adminToken).then((res) => ({ i, res })),
     );
     const reads = Array.from({ length: 10 }, () => node.mgmt.get(`/identities/${id}`, node.adminToken));

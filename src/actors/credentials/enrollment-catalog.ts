@@ -8,38 +8,27 @@ import { resourceOf } from '../../domain/registry.js';
 import type { EnrollmentMethod } from '../../domain/resources/enrollments.js';
 import { validateBody } from '../../domain/validate.js';
 import { ApiError, fieldError } from '../../errors.js';
-import type { Actor, ActorMessage } from '../actor-host.js';
+import { CatalogActor } from '../catalog-actor.js';
 import type { CredentialDeps } from './credential-deps.js';
 import { buildEnrollment, enrollmentToken, refuseOutstanding, requireCa, requireFuture, type EnrollmentSpec } from './enrollment-records.js';
 import { certificateOf, chainsTo, findIssuingCa } from './trust.js';
 
 const KIND = 'enrollments';
 
-export class EnrollmentCatalog implements Actor {
-  constructor(private readonly deps: CredentialDeps) {}
-
-  isIdle(): boolean {
-    return true;
+export class EnrollmentCatalog extends CatalogActor {
+  constructor(private readonly deps: CredentialDeps) {
+    super(KIND, deps.writer);
+    this.extra.refresh = (id, msg) => this.refresh(id, msg.body);
+    this.extra.reEnroll = (id, msg) => this.reEnroll(id, String(msg.authenticatorId ?? ''), msg.body);
   }
 
-  async handle(msg: ActorMessage): Promise<unknown> {
-    const id = String(msg.id ?? '');
-    switch (msg.op) {
-      case 'create':
-        return this.create(id, msg.body);
-      case 'delete':
-        return this.deps.writer.delete(KIND, id);
-      case 'refresh':
-        return this.refresh(id, msg.body);
-      case 'reEnroll':
-        return this.reEnroll(id, String(msg.authenticatorId ?? ''), msg.body);
-      default:
-        throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown ${KIND} operation ${msg.op}` });
-    }
+  /** Enrollments are created, refreshed and deleted, never edited. */
+  protected override update(): Promise<unknown> {
+    return Promise.reject(new ApiError('METHOD_NOT_ALLOWED'));
   }
 
   /** `POST /enrollments` (BEHAVIOR.md §5.1): the checks in upstream's order, then token and JWT. */
-  private async create(id: string, body: unknown): Promise<{ id: string }> {
+  protected override async create(id: string, body: unknown): Promise<{ id: string }> {
     const { replica, proposer } = this.deps;
     const values = validateBody(resourceOf(KIND), body, 'create');
     const identityId = String(values.identityId);
