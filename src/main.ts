@@ -100,6 +100,11 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
 
   const kv = new CachedKv({ path: join(dataDir, 'replica') });
   await kv.open();
+  const warming = performance.now();
+  kv.whenWarm().then(
+    () => log.info('replica cached in memory', { ms: Math.round(performance.now() - warming) }),
+    (err) => log.error('replica cache failed; writes are refused', { error: err }),
+  );
   const replica = new Replica(kv);
   await replica.open();
   const commandLog = new LocalLog<Command>({ path: join(dataDir, 'log') });

@@ -67,6 +67,8 @@ export interface RunningNode {
 export async function startBenchNode(dataDir: string, env: Record<string, string> = {}): Promise<RunningNode> {
   const node = await startCliNode({ dataDir, env: { WEFT_LOG_LEVEL: 'info', WEFT_WORKER_THREADS: '1', ...env } });
   const token = await node.login(BENCH_ADMIN.username, BENCH_ADMIN.password);
+  // Measure the steady state: reads are served from memory once the replica is cached.
+  for (let i = 0; i < 600 && !node.stdout().includes('replica cached in memory'); i++) await new Promise((r) => setTimeout(r, 100));
   const origin = new URL(node.api).origin.replace('127.0.0.1', 'localhost');
   return {
     node,
