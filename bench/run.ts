@@ -5,6 +5,7 @@ import { writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { killAllCliNodes } from '../test/support/cli-node.js';
 import { BENCH_DIR } from './lib/harness.js';
+import { certificateIssuance } from './scenarios/certificates.js';
 import { postureEvents } from './scenarios/posture.js';
 import { accessLarge, listLarge, loginsVsReads, sizeRatio, startLarge } from './scenarios/scale.js';
 import { createIdentity, getIdentity, getIdentityNats } from './scenarios/throughput.js';
@@ -20,6 +21,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'logins-vs-reads': loginsVsReads,
   'start-100k': startLarge,
   posture: postureEvents,
+  certificates: certificateIssuance,
 };
 
 function format(rows: Row[]): string {

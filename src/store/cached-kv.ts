@@ -118,9 +118,10 @@ export class CachedKv implements KvStore {
     return this.warm ? this.mirror.keys(range) : this.disk.keys(range);
   }
 
-  /** A consistent point-in-time view: an explicit LevelDB snapshot of the disk, which always
-   * holds a prefix of the batches (whole applies with their appliedSeq), perhaps a few behind. */
+  /** A consistent point-in-time view of everything applied so far: the mirror's snapshot once
+   * warm (the disk may be a few batches behind it), else an explicit LevelDB snapshot (while
+   * warming, every batch is on disk before it returns). */
   snapshot(): KvSnapshot {
-    return this.disk.snapshot();
+    return this.warm ? this.mirror.snapshot() : this.disk.snapshot();
   }
 }

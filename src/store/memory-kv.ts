@@ -4,6 +4,7 @@
 import { type Branch, type BTreeNode, childIndex, lowerBound, scanRange } from './btree-cursor.js';
 import { assertValidOps } from './compare-utf8.js';
 import type { KvOp, KvRange, KvStore } from './kv.js';
+import type { KvSnapshot } from './kv-snapshot.js';
 
 /** Most keys (or children) per node before it splits; fewer than MIN_FILL triggers a merge. */
 const MAX_FILL = 64;
@@ -85,6 +86,23 @@ export class MemoryKv implements KvStore {
     }
     this.#root = level[0];
     this.#size = sorted.length;
+  }
+
+  /** A read-only view frozen at this instant (later writes copy the nodes they touch, as for
+   * iterators); it costs nothing to keep and close() is a no-op. */
+  snapshot(): KvSnapshot {
+    this.#assertOpen();
+    const root = this.#snapshot();
+    const find = (key: string) => findIn(root, key);
+    return {
+      open: async () => undefined,
+      close: async () => undefined,
+      get: async (key) => find(key),
+      getMany: async (keys) => keys.map(find),
+      batch: () => Promise.reject(new Error('a snapshot view is read-only')),
+      entries: (range) => scanAsync(root, range),
+      keys: (range) => mapAsync(scanAsync(root, range), ([key]) => key),
+    };
   }
 
   #assertOpen(): void {
@@ -202,4 +220,19 @@ function setItems(node: BTreeNode, keys: string[], items: unknown[]): void {
   node.keys = keys;
   if (node.kids === null) node.vals = items as string[];
   else node.kids = items as BTreeNode[];
+}
+
+function findIn(root: BTreeNode, key: string): string | undefined {
+  let node = root;
+  while (node.kids !== null) node = node.kids[childIndex(node.keys, key)];
+  const i = lowerBound(node.keys, key);
+  return node.keys[i] === key ? node.vals[i] : undefined;
+}
+
+async function* scanAsync(root: BTreeNode, range: KvRange): AsyncIterable<[string, string]> {
+  yield* scanRange(root, range);
+}
+
+async function* mapAsync<T, U>(source: AsyncIterable<T>, fn: (item: T) => U): AsyncIterable<U> {
+  for await (const item of source) yield fn(item);
 }
