@@ -2,23 +2,13 @@
 // flushed to the log so restarts and other nodes see it.
 
 import assert from 'node:assert/strict';
+import { memoryStore } from '../../support/memory-store.js';
 import { describe, it } from 'node:test';
-import { Proposer } from '../../../src/actors/proposer.js';
 import { SessionKeeper } from '../../../src/actors/session-keeper.js';
-import type { Command, Entity } from '../../../src/domain/commands.js';
-import { MemoryLog } from '../../../src/log/memory-log.js';
-import { MemoryKv } from '../../../src/store/memory-kv.js';
-import { Replica } from '../../../src/store/replica.js';
+import type { Entity } from '../../../src/domain/commands.js';
 
 async function setup() {
-  const kv = new MemoryKv();
-  await kv.open();
-  const replica = new Replica(kv);
-  await replica.open();
-  const log = new MemoryLog<Command>();
-  await log.open();
-  log.follow(0, (e) => replica.apply(e));
-  const proposer = new Proposer(log, replica, 'test');
+  const { replica, proposer } = await memoryStore();
   const at = '2026-01-01T00:00:00.000Z';
   const base = (id: string, fields: Record<string, unknown>): Entity => ({ id, createdAt: at, updatedAt: at, tags: {}, ...fields });
   await proposer.propose([

@@ -2,27 +2,17 @@
 // results document, at most maxResults results kept while every problem is still fixed.
 
 import assert from 'node:assert/strict';
+import { memoryStore } from '../../support/memory-store.js';
 import { describe, it } from 'node:test';
-import { Proposer } from '../../../src/actors/proposer.js';
-import type { Command, Entity } from '../../../src/domain/commands.js';
+import type { Entity } from '../../../src/domain/commands.js';
 import { ApiError } from '../../../src/errors.js';
-import { MemoryLog } from '../../../src/log/memory-log.js';
 import { IntegrityRunner, type IntegrityDetails } from '../../../src/ops/integrity-runner.js';
 import { indexKey } from '../../../src/store/keys.js';
-import { MemoryKv } from '../../../src/store/memory-kv.js';
-import { Replica } from '../../../src/store/replica.js';
 
 const AT = '2026-01-01T00:00:00.000Z';
 
 async function setup(opts: { backup?: () => Promise<unknown>; maxResults?: number } = {}) {
-  const kv = new MemoryKv();
-  await kv.open();
-  const replica = new Replica(kv);
-  await replica.open();
-  const log = new MemoryLog<Command>();
-  await log.open();
-  log.follow(0, (e) => replica.apply(e));
-  const proposer = new Proposer(log, replica, 'test');
+  const { kv, replica, proposer } = await memoryStore();
   const base = (id: string, fields: Record<string, unknown>): Entity => ({ id, createdAt: AT, updatedAt: AT, tags: {}, ...fields });
   await proposer.propose([{ op: 'create', kind: 'identity-types', record: base('User', { name: 'User' }) }], AT);
   const runner = new IntegrityRunner({ replica, proposer, ...opts });

@@ -4,15 +4,12 @@
 // must equal a brute-force answer computed from the records alone.
 
 import assert from 'node:assert/strict';
+import { memoryStore } from '../../support/memory-store.js';
 import { describe, it } from 'node:test';
-import { Proposer } from '../../../src/actors/proposer.js';
-import type { Command, Entity, Op } from '../../../src/domain/commands.js';
+import type { Entity, Op } from '../../../src/domain/commands.js';
 import { matchesRoles, splitRoles, type Semantic } from '../../../src/domain/policy.js';
-import { MemoryLog } from '../../../src/log/memory-log.js';
 import { checkAccessIndex } from '../../../src/store/access-check.js';
 import { AccessReader } from '../../../src/store/access-reader.js';
-import { MemoryKv } from '../../../src/store/memory-kv.js';
-import { Replica } from '../../../src/store/replica.js';
 
 const AT = '2026-01-01T00:00:00.000Z';
 const ATTRS = ['a', 'b', 'c', 'd', 'e'];
@@ -29,14 +26,7 @@ function prng(seed: number) {
 }
 
 async function setup() {
-  const kv = new MemoryKv();
-  await kv.open();
-  const replica = new Replica(kv);
-  await replica.open();
-  const log = new MemoryLog<Command>();
-  await log.open();
-  log.follow(0, (e) => replica.apply(e));
-  const proposer = new Proposer(log, replica, 'test');
+  const { kv, replica, proposer } = await memoryStore();
   const base = (id: string, fields: Record<string, unknown>): Entity => ({ id, createdAt: AT, updatedAt: AT, tags: {}, ...fields });
   await proposer.propose([
     { op: 'create', kind: 'identity-types', record: base('Default', { name: 'Default' }) },

@@ -3,14 +3,11 @@
 // repair decided before a later write never undoes that write.
 
 import assert from 'node:assert/strict';
+import { memoryStore } from '../../support/memory-store.js';
 import { describe, it } from 'node:test';
-import { Proposer } from '../../../src/actors/proposer.js';
-import type { Command, Entity, Op, Repair } from '../../../src/domain/commands.js';
-import { MemoryLog } from '../../../src/log/memory-log.js';
+import type { Entity, Op, Repair } from '../../../src/domain/commands.js';
 import { checkIntegrity, type IntegrityProblem } from '../../../src/store/integrity.js';
 import { countKey, entityLinkKey, indexKey, policyLinkKey, recordKey, uniqueKey } from '../../../src/store/keys.js';
-import { MemoryKv } from '../../../src/store/memory-kv.js';
-import { Replica } from '../../../src/store/replica.js';
 
 const AT = '2026-01-01T00:00:00.000Z';
 const base = (id: string, fields: Record<string, unknown>): Entity => ({ id, createdAt: AT, updatedAt: AT, tags: {}, ...fields });
@@ -19,14 +16,7 @@ const identity = (id: string, attrs: string[] = []) =>
 const create = (kind: string, record: Entity): Op => ({ op: 'create', kind, record });
 
 async function setup() {
-  const kv = new MemoryKv();
-  await kv.open();
-  const replica = new Replica(kv);
-  await replica.open();
-  const log = new MemoryLog<Command>();
-  await log.open();
-  log.follow(0, (e) => replica.apply(e));
-  const proposer = new Proposer(log, replica, 'test');
+  const { kv, replica, proposer } = await memoryStore();
   await proposer.propose([
     create('identity-types', base('User', { name: 'User' })),
     create('identities', identity('alice', ['sales'])),
