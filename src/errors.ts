@@ -86,6 +86,7 @@ const CATALOGUE: Record<string, CatalogueEntry> = {
   ENROLLMENT_CA_NOT_VALID: { status: 400, message: 'The CA tied to the supplied token is no longer valid' },
   ENROLLMENT_NO_VALID_CAS: { status: 400, message: 'No CAs are valid for this request' },
   CERT_FAILED_VALIDATION: { status: 400, message: 'certificate failed to validate against CA' },
+  MISSING_CERT_CLAIM: { status: 400, message: 'The certificate is expected to contain an externalId, which was not found' },
   INVALID_CLIENT_CERT: { status: 400, message: 'The provided client certificate is invalid' },
   EDGE_ROUTER_ENROLL_COMMON_NAME_INVALID: {
     status: 400,

@@ -1,7 +1,8 @@
 // PEM certificate helpers of the credential actors: split PEM text into blocks, parse them, and
-// read what the CA and signer rules need (fingerprint, common name, issuance). No storage.
+// read what the CA and signer rules need (fingerprint, names, issuance). No storage.
 
 import { createHash, X509Certificate } from 'node:crypto';
+import type { CertificateNames } from '../domain/external-id-claim.js';
 
 /** One PEM block: its label (`CERTIFICATE`, `PRIVATE KEY`, ...) and its base64 body. */
 export interface PemBlock {
@@ -42,7 +43,67 @@ export function commonNameOf(cert: X509Certificate): string {
       return last;
     }
   }
-  return last;
+  return last.includes('\\') ? unescapeDnValue(last) : last;
+}
+
+/** RFC 4514 escapes as Node writes them: `\,` for a special character, `\0A` for a byte. */
+function unescapeDnValue(value: string): string {
+  const bytes: Buffer[] = [];
+  for (let i = 0; i < value.length; i++) {
+    const hex = value[i] === '\\' ? /^[0-9A-Fa-f]{2}/.exec(value.slice(i + 1, i + 3)) : null;
+    if (hex) {
+      bytes.push(Buffer.from([parseInt(hex[0], 16)]));
+      i += 2;
+    } else {
+      if (value[i] === '\\' && i + 1 < value.length) i++;
+      const code = value.codePointAt(i)!;
+      const char = String.fromCodePoint(code);
+      bytes.push(Buffer.from(char, 'utf8'));
+      i += char.length - 1;
+    }
+  }
+  return Buffer.concat(bytes).toString('utf8');
+}
+
+/** The names an externalIdClaim reads: subject CN, SAN URIs and SAN emails, in order. */
+export function certificateNamesOf(cert: X509Certificate): CertificateNames {
+  const names: CertificateNames = { commonName: commonNameOf(cert), uris: [], emails: [] };
+  for (const { type, value } of subjectAltNames(cert.subjectAltName ?? '')) {
+    if (type === 'URI') names.uris.push(value);
+    else if (type === 'email') names.emails.push(value);
+  }
+  return names;
+}
+
+/** Node's subjectAltName text: `TYPE:value` entries joined by `, `; a value holding special
+ * characters (a comma, a quote) is written as a JSON string literal. */
+export function subjectAltNames(text: string): { type: string; value: string }[] {
+  const out: { type: string; value: string }[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const colon = text.indexOf(':', i);
+    if (colon < 0) break;
+    const type = text.slice(i, colon);
+    let end: number;
+    let value: string;
+    if (text[colon + 1] === '"') {
+      end = colon + 2;
+      while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      end += 1;
+      try {
+        value = JSON.parse(text.slice(colon + 1, end)) as string;
+      } catch {
+        value = text.slice(colon + 2, end - 1);
+      }
+    } else {
+      end = text.indexOf(', ', colon + 1);
+      if (end < 0) end = text.length;
+      value = text.slice(colon + 1, end);
+    }
+    out.push({ type, value });
+    i = text.startsWith(', ', end) ? end + 2 : end;
+  }
+  return out;
 }
 
 /** True when `leaf` was signed by `issuer` and is inside its validity window at `now`. */

@@ -6,6 +6,7 @@ import { ApiError } from '../errors.js';
 export const CERT_AUTH_FAILURES = {
   NO_CERTIFICATE: 'no client certificate was presented in the TLS handshake',
   UNKNOWN_CERTIFICATE: 'no certificate authenticator matches the client certificate fingerprint',
+  UNKNOWN_EXTERNAL_ID: "no identity has the externalId that the issuing CA's externalIdClaim reads from the client certificate",
   UNTRUSTED_ISSUER: 'the client certificate is not issued by the controller CA or a verified CA with isAuthEnabled',
   NOT_CLIENT_CERTIFICATE: 'the client certificate does not allow client authentication',
   CERT_NOT_ALLOWED: "the identity's auth policy does not allow certificate authentication",

@@ -1,5 +1,5 @@
-// The MFA state of an API session, as stored on its record and as clients see it: which
-// sessions still owe a TOTP code, and the auth query that tells the client so.
+// The MFA state of an API session, as stored on its record: which sessions still owe a TOTP
+// code, and the auth query that tells the client so (secondary-auth.ts builds the list).
 
 /**
  * API-session record fields kept by MFA (read by the posture checks too):
@@ -29,9 +29,4 @@ export const MFA_AUTH_QUERY = Object.freeze({
 /** True while the session is only partially authenticated: TOTP required and not yet given. */
 export function isMfaPending(session: MfaSessionFields): boolean {
   return session.isMfaRequired === true && session.isMfaComplete !== true;
-}
-
-/** The session's `authQueries` on the wire. */
-export function authQueriesOf(session: MfaSessionFields): Record<string, unknown>[] {
-  return isMfaPending(session) ? [{ ...MFA_AUTH_QUERY }] : [];
 }

@@ -14,6 +14,9 @@ export interface CertOptions {
   /** Days from now the certificate starts and ends being valid (default -1 .. 365). */
   fromDays?: number;
   toDays?: number;
+  /** Subject alternative names of a leaf: URIs and email addresses. */
+  uris?: string[];
+  emails?: string[];
 }
 
 function rsaKeys(): { privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey; keyPem: string } {
@@ -60,9 +63,16 @@ export function makeLeaf(ca: TestCert, commonName: string, opts: CertOptions = {
     { name: 'basicConstraints', cA: false, critical: true },
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
     { name: 'extKeyUsage', clientAuth: true },
+    ...subjectAltName(opts),
   ]);
   cert.sign(forge.pki.privateKeyFromPem(ca.keyPem) as forge.pki.rsa.PrivateKey, forge.md.sha256.create());
   return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.keyPem };
+}
+
+/** The subjectAltName extension for the URIs (type 6) and emails (type 1) asked for, if any. */
+function subjectAltName(opts: CertOptions): { name: string; altNames: { type: number; value: string }[] }[] {
+  const altNames = [...(opts.uris ?? []).map((value) => ({ type: 6, value })), ...(opts.emails ?? []).map((value) => ({ type: 1, value }))];
+  return altNames.length > 0 ? [{ name: 'subjectAltName', altNames }] : [];
 }
 
 /** A self-signed certificate that is not a CA (basicConstraints CA:FALSE). */

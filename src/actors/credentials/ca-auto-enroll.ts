@@ -1,13 +1,15 @@
-// CA auto-enrollment (`POST /enroll?method=ca`, BEHAVIOR.md §5.3), in the actor of the identity
-// it creates: the first verified CA with auto-enrollment on that vouches for the client
-// certificate names the identity, gives it its roles, and the certificate becomes its authenticator.
+// CA auto-enrollment (`POST /enroll?method=ca`, BEHAVIOR.md §5.3), in the new identity's actor:
+// the first verified auto-enrolling CA that vouches for the client certificate names it and gives
+// its roles; the certificate becomes its authenticator, or the CA's externalIdClaim its externalId.
 
 import type { Entity } from '../../domain/commands.js';
+import { describeClaim } from '../../domain/external-id-claim.js';
 import { DEFAULT_IDENTITY_NAME_FORMAT } from '../../domain/resources/cas.js';
 import { ApiError } from '../../errors.js';
 import type { ActorMessage } from '../actor-host.js';
 import { commonNameOf } from '../ca-certificates.js';
 import type { CredentialDeps } from './credential-deps.js';
+import { claimOf, externalIdOf } from './external-id.js';
 import { certAuthenticator, refuseUsedFingerprint } from './identity-enroll.js';
 import { allCas, allowsClientAuth, caCertificateOf, chainsTo, peerChainOf, validityAt, type PeerChain } from './trust.js';
 
@@ -19,7 +21,8 @@ export async function enrollWithCa(deps: CredentialDeps, identityId: string, msg
   if (!chain) throw new ApiError('CERT_FAILED_VALIDATION', { code: 'UNHANDLED', message: 'no client certificate was presented' });
   const ca = cas.find((candidate) => vouchesFor(candidate, chain));
   if (!ca) throw new ApiError('CERT_FAILED_VALIDATION', { code: 'UNHANDLED', message: 'no verified CA with auto enrollment validates the client certificate' });
-  await refuseUsedFingerprint(deps, chain.fingerprint);
+  const externalId = await externalIdToEnroll(deps, ca, chain);
+  if (externalId === undefined) await refuseUsedFingerprint(deps, chain.fingerprint);
   const requested = typeof msg.name === 'string' && msg.name !== '' ? msg.name : identityId;
   const format = typeof ca.identityNameFormat === 'string' && ca.identityNameFormat !== '' ? ca.identityNameFormat : DEFAULT_IDENTITY_NAME_FORMAT;
   const name = await uniqueName(deps, formatIdentityName(format, {
@@ -28,10 +31,34 @@ export async function enrollWithCa(deps: CredentialDeps, identityId: string, msg
   const at = new Date().toISOString();
   const identity = deps.writer.buildCreate('identities', identityId, {
     name, type: 'Default', isAdmin: false, roleAttributes: (ca.identityRoles as string[] | undefined) ?? [],
+    ...(externalId === undefined ? {} : { externalId }),
   }, at);
+  if (externalId !== undefined) {
+    // The identity is found by its external id at login: no certificate authenticator (upstream).
+    await deps.proposer.propose([identity], at);
+    return {};
+  }
   const authenticator = certAuthenticator(identityId, chain.leaf.toString(), chain.fingerprint, {});
   await deps.proposer.propose([identity, { op: 'create', kind: 'authenticators', record: authenticator }], at);
   return {};
+}
+
+/** With an externalIdClaim on the CA: the value it reads from the certificate (400
+ * MISSING_CERT_CLAIM when none, 409 CERT_IN_USE when an identity already has it). */
+async function externalIdToEnroll(deps: CredentialDeps, ca: Entity, chain: PeerChain): Promise<string | undefined> {
+  const claim = claimOf(ca);
+  if (!claim) return undefined;
+  const externalId = externalIdOf(ca, chain.leaf);
+  if (externalId === undefined) {
+    throw new ApiError('MISSING_CERT_CLAIM', {
+      code: 'UNHANDLED',
+      message: `the CA reads the external id from the certificate with ${describeClaim(claim)} and the certificate holds no such value`,
+    });
+  }
+  if (await deps.replica.findUnique('identities', 'externalId', externalId)) {
+    throw new ApiError('CERT_IN_USE', { code: 'UNHANDLED', message: 'an identity with the external id read from the certificate already exists' });
+  }
+  return externalId;
 }
 
 function vouchesFor(ca: Entity, chain: PeerChain): boolean {

@@ -5,20 +5,19 @@
 import type { Entity } from '../../domain/commands.js';
 import { ApiError } from '../../errors.js';
 import type { Replica } from '../../store/replica.js';
+import { externalIdOfPeer } from '../credentials/external-id.js';
 import { entityRef, type Presenter, type Wire } from './present.js';
 
 /** Who holds an enrollment token: an identity (ott, ottca, updb) or a router (erott, trott). */
 export type TokenHolder = { kind: 'identities'; id: string; method: string } | { kind: 'edge-routers' | 'routers'; id: string; method: string };
 
-/** Answers `findEnrollment`, `findCertAuthenticator` and `findRouterByFingerprint`. */
+/** Answers `findEnrollment`, `findCertIdentity` and `findRouterByFingerprint`. */
 export async function answerEnrollmentQuery(msg: Record<string, unknown>, replica: Replica): Promise<unknown> {
   switch (msg.op) {
     case 'findEnrollment':
       return findEnrollment(replica, String(msg.token ?? ''));
-    case 'findCertAuthenticator': {
-      const auth = await replica.findUnique('authenticators', 'fingerprint', String(msg.fingerprint ?? ''));
-      return auth?.method === 'cert' ? { identityId: String(auth.identityId), authenticatorId: auth.id } : null;
-    }
+    case 'findCertIdentity':
+      return findCertIdentity(replica, msg.pems, String(msg.fingerprint ?? ''));
     case 'findRouterByFingerprint':
       return findRouterByFingerprint(replica, String(msg.fingerprint ?? ''));
     default:
@@ -35,6 +34,23 @@ async function findEnrollment(replica: Replica, token: string): Promise<TokenHol
   const router = await replica.findUnique('routers', 'enrollmentToken', token);
   if (router) return { kind: 'routers', id: router.id, method: 'trott' };
   return null;
+}
+
+/** Whose client certificate this is (BEHAVIOR.md §4.8): through a CA that authenticates by
+ * external id, the identity with the external id its claim reads (`identityId` null when none
+ * has it); otherwise the identity of the certificate authenticator with the fingerprint. */
+export type CertIdentity =
+  | { identityId: string; authenticatorId: string }
+  | { identityId: string | null; externalId: string; caId: string };
+
+async function findCertIdentity(replica: Replica, pems: unknown, fingerprint: string): Promise<CertIdentity | null> {
+  const claimed = await externalIdOfPeer(replica, pems);
+  if (claimed) {
+    const identity = await replica.findUnique('identities', 'externalId', claimed.externalId);
+    return { identityId: identity?.id ?? null, externalId: claimed.externalId, caId: claimed.ca.id };
+  }
+  const auth = fingerprint === '' ? undefined : await replica.findUnique('authenticators', 'fingerprint', fingerprint);
+  return auth?.method === 'cert' ? { identityId: String(auth.identityId), authenticatorId: auth.id } : null;
 }
 
 async function findRouterByFingerprint(replica: Replica, fingerprint: string): Promise<{ kind: string; id: string } | null> {

@@ -2,7 +2,8 @@
 // code) and the MFA parts of presented identities and API sessions. Never writes.
 
 import type { Entity } from '../../domain/commands.js';
-import { authQueriesOf, type MfaSessionFields } from '../../domain/mfa-session.js';
+import type { MfaSessionFields } from '../../domain/mfa-session.js';
+import { authQueriesOf } from '../../domain/secondary-auth.js';
 import { provisioningUrl, verifyTotp } from '../../domain/totp.js';
 import { ApiError } from '../../errors.js';
 import type { Replica } from '../../store/replica.js';

@@ -27,6 +27,7 @@ import { answerEnrollmentQuery, registerEnrollmentDecorators } from './enrollmen
 import { Presenter, type Viewer } from './present.js';
 import { presentPostureCheck } from './present-posture-checks.js';
 import { answerMfaQuery, registerMfaDecorators } from './mfa-queries.js';
+import { currentAuthQueries, requiredExtJwtSignerOf } from './secondary-queries.js';
 import { postureCheckTypes } from './posture-check-types.js';
 
 /** The query parameters of a list request, as the gateway received them. */
@@ -53,6 +54,9 @@ export interface SessionInfo {
   /** MFA state of the session (required and not complete = partially authenticated). */
   isMfaRequired: boolean;
   isMfaComplete: boolean;
+  /** The ext-jwt signer whose token every request must carry (auth policy
+   * `secondary.requireExtJwtSigner`), or null; the gateway checks the token. */
+  requiredExtJwtSigner: string | null;
 }
 
 export class QueryHandler {
@@ -114,7 +118,7 @@ export class QueryHandler {
       case 'resolveSession':
         return this.resolveSession(String(msg.token ?? ''));
       case 'currentSession':
-        return this.currentSession(String(msg.token ?? ''));
+        return this.currentSession(String(msg.token ?? ''), msg.extJwtPassed === true);
       case 'mfaDetail':
       case 'mfaRecoveryCodes':
       case 'mfaProvisioningUrl':
@@ -123,7 +127,7 @@ export class QueryHandler {
       case 'extJwtIdentity':
         return answerCredentialQuery(msg, this.replica);
       case 'findEnrollment':
-      case 'findCertAuthenticator':
+      case 'findCertIdentity':
       case 'findRouterByFingerprint':
         return answerEnrollmentQuery(msg, this.replica);
       case 'findUpdb':
@@ -201,16 +205,19 @@ export class QueryHandler {
       expirationSeconds: Math.round(this.sessions.timeoutMs / 1000),
       isMfaRequired: session.isMfaRequired === true,
       isMfaComplete: session.isMfaComplete === true,
+      requiredExtJwtSigner: await requiredExtJwtSignerOf(this.replica, identity),
     };
   }
 
-  /** The current-API-session detail (token included: the caller presented it). */
-  private async currentSession(token: string): Promise<unknown> {
-    const { session } = await this.sessionOf(token);
+  /** The current-API-session detail (token included: the caller presented it); `extJwtPassed`
+   * says the request carried a valid token of the required ext-jwt signer. */
+  private async currentSession(token: string, extJwtPassed: boolean): Promise<unknown> {
+    const { session, identity } = await this.sessionOf(token);
     const wire = await this.presenter.present('api-sessions', session);
     const last = new Date(this.sessions.lastActivity(session)).toISOString();
     return {
       ...wire,
+      authQueries: await currentAuthQueries(this.replica, session, identity, extJwtPassed),
       token,
       lastActivityAt: last,
       expiresAt: new Date(this.sessions.expiresAt(session)).toISOString(),

@@ -1,5 +1,6 @@
-// Certificate login (`POST /authenticate?method=cert` over mutual TLS): the peer certificate's
-// fingerprint finds the authenticator; the identity's actor checks trust, policy and validity.
+// Certificate login (`POST /authenticate?method=cert` over mutual TLS): the node finds whose
+// certificate it is (by the external id a CA's claim reads from it, else by its fingerprint);
+// the identity's actor checks trust, policy and validity.
 
 import type { Context } from 'koa';
 import { certAuthError } from '../../domain/cert-auth-failures.js';
@@ -9,15 +10,21 @@ import type { NodeClient } from '../node-client.js';
 import { peerCertificates } from '../peer-certificates.js';
 import { sessionInfo } from './password-login.js';
 
+/** The query handler's `findCertIdentity` answer. */
+type CertIdentity =
+  | { identityId: string; authenticatorId: string }
+  | { identityId: string | null; externalId: string; caId: string };
+
 export async function loginWithCert(ctx: Context, node: NodeClient): Promise<string> {
   const peer = peerCertificates(ctx);
   if (!peer) throw certAuthError('NO_CERTIFICATE');
-  const found = await node.query<{ identityId: string; authenticatorId: string } | null>({ op: 'findCertAuthenticator', fingerprint: peer.fingerprint });
+  const found = await node.query<CertIdentity | null>({ op: 'findCertIdentity', pems: peer.pems, fingerprint: peer.fingerprint });
   if (!found) throw certAuthError('UNKNOWN_CERTIFICATE');
+  if (found.identityId === null) throw certAuthError('UNKNOWN_EXTERNAL_ID');
   const body = jsonBody(ctx);
   const info = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
   const result = await node.command<{ token: string }>(resourceOf('identities'), 'loginCert', found.identityId, {
-    authenticatorId: found.authenticatorId,
+    ...('externalId' in found ? { externalId: found.externalId, caId: found.caId } : { authenticatorId: found.authenticatorId }),
     peerCerts: peer.pems,
     ...sessionInfo(ctx, info),
   });

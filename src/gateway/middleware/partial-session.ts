@@ -1,5 +1,6 @@
-// What a partially authenticated API session (TOTP still owed) may reach: upstream's short
-// allow-list, the same on both APIs. Anything else treats the caller as unauthenticated (401).
+// What a partially authenticated API session (a TOTP code or a required ext-jwt token still
+// owed) may reach: upstream's short allow-list, the same on both APIs. Anything else treats the
+// caller as unauthenticated (401).
 
 /** `METHOD /path` below the API prefix, e.g. `POST /authenticate/mfa`. */
 const ALLOWED_WHILE_PARTIAL = new Set([

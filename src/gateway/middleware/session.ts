@@ -1,9 +1,11 @@
 // Session resolution: reads the `zt-session` header, asks the query handler who the caller is,
-// and sets the expiry headers. Access checks (authenticated / admin) are helpers routes call.
+// checks a required secondary ext-jwt token, and sets the expiry headers. Access checks
+// (authenticated / admin) are helpers routes call.
 
 import type { Context, Next } from 'koa';
-import { isMfaPending } from '../../domain/mfa-session.js';
+import { hasSecondaryOutstanding } from '../../domain/secondary-auth.js';
 import { ApiError } from '../../errors.js';
+import { passesSecondaryExtJwt } from '../login/secondary-ext-jwt.js';
 import type { NodeClient } from '../node-client.js';
 import { isAllowedWhilePartial } from './partial-session.js';
 
@@ -19,6 +21,10 @@ export interface Caller {
   /** MFA state of the session: while required and not complete, it is partially authenticated. */
   isMfaRequired?: boolean;
   isMfaComplete?: boolean;
+  /** The ext-jwt signer whose bearer token every request must carry (auth policy), or null. */
+  requiredExtJwtSigner?: string | null;
+  /** This request carried a valid token of that signer for the caller's identity. */
+  extJwtPassed?: boolean;
 }
 
 export function sessionMiddleware(node: NodeClient) {
@@ -26,9 +32,11 @@ export function sessionMiddleware(node: NodeClient) {
     const token = ctx.get('zt-session').trim();
     if (token) {
       try {
-        const caller = await node.query<Omit<Caller, 'token'>>({ op: 'resolveSession', token });
-        // A partially authenticated session (TOTP owed) counts as no session outside the allow-list.
-        if (!isMfaPending(caller) || isAllowedWhilePartial(ctx.method, ctx.path)) ctx.state.caller = { ...caller, token } satisfies Caller;
+        const info = await node.query<Omit<Caller, 'token' | 'extJwtPassed'>>({ op: 'resolveSession', token });
+        const caller: Caller = { ...info, token, extJwtPassed: await passesSecondaryExtJwt(ctx, node, info) };
+        // A partially authenticated session (TOTP or ext-jwt token owed) counts as no session
+        // outside the allow-list.
+        if (!hasSecondaryOutstanding(caller) || isAllowedWhilePartial(ctx.method, ctx.path)) ctx.state.caller = caller;
         ctx.set('expiration-seconds', String(caller.expirationSeconds));
         ctx.set('expires-at', caller.expiresAt);
       } catch (err) {

@@ -5,6 +5,7 @@ import type Router from '@koa/router';
 import { resourceOf } from '../../domain/registry.js';
 import { ApiError } from '../../errors.js';
 import { KNOWN_METHODS, LOGIN_METHODS } from '../login/login-methods.js';
+import { loginPassesSecondaryExtJwt } from '../login/secondary-ext-jwt.js';
 import { sendData, sendEmpty } from '../envelope.js';
 import { requireCaller } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
@@ -20,13 +21,14 @@ export function addAuthRoutes(router: Router, node: NodeClient): void {
       throw new ApiError('INVALID_AUTH_METHOD', { field: 'method', value: method, reason });
     }
     const token = await login(ctx, node);
-    const session = await node.query({ op: 'currentSession', token });
+    const extJwtPassed = await loginPassesSecondaryExtJwt(ctx, node, token);
+    const session = await node.query({ op: 'currentSession', token, extJwtPassed });
     ctx.set('zt-session', token);
     sendData(ctx, session);
   });
   router.get('/current-api-session', async (ctx) => {
     const caller = requireCaller(ctx);
-    sendData(ctx, await node.query({ op: 'currentSession', token: caller.token }));
+    sendData(ctx, await node.query({ op: 'currentSession', token: caller.token, extJwtPassed: caller.extJwtPassed === true }));
   });
   router.delete('/current-api-session', async (ctx) => {
     const caller = requireCaller(ctx);

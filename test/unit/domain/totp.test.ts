@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { generateSync, createGuardrails } from 'otplib';
-import { MFA_AUTH_QUERY, authQueriesOf, isMfaPending } from '../../../src/domain/mfa-session.js';
+import { MFA_AUTH_QUERY, isMfaPending } from '../../../src/domain/mfa-session.js';
+import { authQueriesOf } from '../../../src/domain/secondary-auth.js';
 import {
   TOTP_ISSUER,
   base32,
