@@ -64,11 +64,13 @@ export interface RunningNode {
 }
 
 /** Starts a real node process on a data dir and logs in as the benchmark admin. */
-export async function startBenchNode(dataDir: string, env: Record<string, string> = {}): Promise<RunningNode> {
+export async function startBenchNode(dataDir: string, env: Record<string, string> = {}, opts: { waitForCache?: boolean } = {}): Promise<RunningNode> {
   const node = await startCliNode({ dataDir, env: { WEFT_LOG_LEVEL: 'info', WEFT_WORKER_THREADS: '1', ...env } });
   const token = await node.login(BENCH_ADMIN.username, BENCH_ADMIN.password);
   // Measure the steady state: reads are served from memory once the replica is cached.
-  for (let i = 0; i < 600 && !node.stdout().includes('replica cached in memory'); i++) await new Promise((r) => setTimeout(r, 100));
+  if (opts.waitForCache !== false) {
+    for (let i = 0; i < 600 && !node.stdout().includes('replica cached in memory'); i++) await new Promise((r) => setTimeout(r, 100));
+  }
   const origin = new URL(node.api).origin.replace('127.0.0.1', 'localhost');
   return {
     node,

@@ -76,7 +76,7 @@ export async function startLarge(ctx: ScenarioContext): Promise<Row[]> {
   for (let i = 0; i < ctx.pairs; i++) {
     const dir = await seededCopy('large', LARGE, ctx.log);
     const t0 = performance.now();
-    const node = await startBenchNode(dir);
+    const node = await startBenchNode(dir, {}, { waitForCache: false });
     times.push((performance.now() - t0) / 1000);
     await node.stop();
   }

@@ -4,7 +4,8 @@
 import type { Entity } from '../domain/commands.js';
 import type { Page, PageRequest } from '../domain/paging.js';
 import { sortableScalar } from '../domain/query-symbols.js';
-import { evaluate, extractIndexHint, sortComparator, type IndexHint, type Query } from '../domain/query/index.js';
+import { evaluate, extractIndexHint, sortComparator, type Expr, type IndexHint, type Query } from '../domain/query/index.js';
+import { compareUtf8 } from './compare-utf8.js';
 import { resourceOf } from '../domain/registry.js';
 import { fieldsOf, indexedFields } from '../domain/resource.js';
 import { encodeValue, idFromIndexKey, idFromRecordKey, indexPrefix, indexRange, recordRange, valueFromIndexKey } from './keys.js';
@@ -32,6 +33,9 @@ export class QueryEngine {
       scope && 'field' in scope
         ? ({ field: scope.field, kind: 'eq', values: [scope.value] } as IndexHint)
         : extractIndexHint(query.filter, (f) => indexed.has(f) && Boolean(fields[f]));
+    if (!scope && hint && isExactHint(query.filter, hint) && sort.length === 1 && sort[0].field === hint.field && sortableScalar(kind, hint.field)) {
+      return this.exactRange(kind, hint, sort[0].direction === 'desc', page);
+    }
     const orderedBy = ids ? undefined : this.streamOrder(sort, hint, indexed, kind);
     const source = ids ? this.fetch(kind, ids) : orderedBy ? orderedBy.source : this.candidates(kind, hint);
     const matches = (record: Entity) => evaluate(query.filter, (symbol) => get(record, symbol));
@@ -70,8 +74,54 @@ export class QueryEngine {
       if (hint && hint.field !== 'id') return undefined;
       return { source: this.scan(kind, reverse) };
     }
-    if (hint || !indexed.has(field) || !sortableScalar(kind, field)) return undefined;
-    return { source: this.indexOrder(kind, field, reverse) };
+    if (!indexed.has(field) || !sortableScalar(kind, field)) return undefined;
+    if (!hint) return { source: this.fetchAll(kind, this.indexIds(kind, field, indexRange(kind, field), reverse)) };
+    if (hint.field !== field) return undefined;
+    return { source: this.fetchAll(kind, this.rangesIds(kind, hint, reverse)) };
+  }
+
+  /**
+   * The filter is exactly the index range(s) and the sort is that field: count index keys only,
+   * and read just the page's records.
+   */
+  private async exactRange(kind: string, hint: IndexHint, reverse: boolean, page: PageRequest): Promise<Page<Entity>> {
+    const window = page.limit === 'none' ? Infinity : page.offset + page.limit;
+    const pageIds: string[] = [];
+    let total = 0;
+    for await (const id of this.rangesIds(kind, hint, reverse)) {
+      if (total >= page.offset && total < window) pageIds.push(id);
+      total++;
+    }
+    const items = (await this.replica.getMany(kind, pageIds)).filter((r): r is Entity => r !== undefined);
+    return { items, total, ...page };
+  }
+
+  /** Ids in the hint's range(s), in value order (ranges of an `in` list ordered by value). */
+  private async *rangesIds(kind: string, hint: IndexHint, reverse: boolean): AsyncIterable<string> {
+    const ranges = hintRanges(kind, hint).sort((a, b) => compareUtf8(String(a.gt), String(b.gt)));
+    if (reverse) ranges.reverse();
+    const seen = new Set<string>();
+    for (const range of ranges) {
+      for await (const id of this.indexIds(kind, hint.field, range, reverse)) {
+        if (ranges.length > 1) {
+          if (seen.has(id)) continue;
+          seen.add(id);
+        }
+        yield id;
+      }
+    }
+  }
+
+  private async *fetchAll(kind: string, ids: AsyncIterable<string>): AsyncIterable<Entity> {
+    let batch: string[] = [];
+    for await (const id of ids) {
+      batch.push(id);
+      if (batch.length >= FETCH_BATCH) {
+        yield* this.fetch(kind, batch);
+        batch = [];
+      }
+    }
+    yield* this.fetch(kind, batch);
   }
 
   private async *scan(kind: string, reverse: boolean): AsyncIterable<Entity> {
@@ -80,20 +130,24 @@ export class QueryEngine {
     }
   }
 
-  /** Walks an index in value order; ties keep ascending id order even when descending. */
-  private async *indexOrder(kind: string, field: string, reverse: boolean): AsyncIterable<Entity> {
+  /** Ids of an index range in value order; ties keep ascending id order even when descending. */
+  private async *indexIds(kind: string, field: string, range: KvRange, reverse: boolean): AsyncIterable<string> {
     let group: string[] = [];
     let groupValue: string | undefined;
-    for await (const key of this.replica.kv.keys({ ...indexRange(kind, field), reverse })) {
+    for await (const key of this.replica.kv.keys({ ...range, reverse })) {
       const value = valueFromIndexKey(key, kind, field);
-      if (group.length > 0 && (value !== groupValue || (!reverse && group.length >= FETCH_BATCH))) {
-        yield* this.fetch(kind, reverse ? group.reverse() : group);
+      if (group.length > 0 && value !== groupValue) {
+        yield* reverse ? group.reverse() : group;
         group = [];
       }
       groupValue = value;
+      if (!reverse) {
+        yield idFromIndexKey(key);
+        continue;
+      }
       group.push(idFromIndexKey(key));
     }
-    yield* this.fetch(kind, reverse ? group.reverse() : group);
+    yield* group.reverse();
   }
 
   /** Candidate entities for a hint (unordered), or the whole kind in id order. */
@@ -129,6 +183,31 @@ export class QueryEngine {
 }
 
 /** The KV ranges an index hint covers (one per equality value, or one range). */
+/**
+ * True when the filter is exactly what the hint reads, so counting index keys counts matches.
+ * A range without a lower bound is never exact (nulls sort first in the index but never match
+ * a comparison).
+ */
+function isExactHint(filter: Expr | null, hint: IndexHint): boolean {
+  if (filter === null) return false;
+  const leaves = filter.kind === 'and' ? filter.args : [filter];
+  const onField = (lhs: { kind: string; symbol?: string }) => lhs.kind === 'symbol' && lhs.symbol === hint.field;
+  if (hint.kind === 'eq') {
+    // One `=` or `in` leaf: the hint's values are exactly its values.
+    const [leaf] = leaves;
+    if (leaves.length !== 1) return false;
+    if (leaf.kind === 'compare') return onField(leaf.lhs) && leaf.op === '=' && leaf.rhs.type !== 'null';
+    return leaf.kind === 'in' && onField(leaf.lhs) && !leaf.negated;
+  }
+  if (hint.gt === undefined && hint.gte === undefined) return false;
+  // At most a lower and an upper bound (or one `between`), all on the field.
+  if (leaves.length > 2) return false;
+  return leaves.every((leaf) =>
+    (leaf.kind === 'compare' && onField(leaf.lhs) && ['<', '<=', '>', '>='].includes(leaf.op)) ||
+    (leaf.kind === 'between' && onField(leaf.lhs) && !leaf.negated),
+  );
+}
+
 function hintRanges(kind: string, hint: IndexHint): KvRange[] {
   const prefix = indexPrefix(kind, hint.field);
   const sep = '\x00';
