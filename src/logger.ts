@@ -27,9 +27,23 @@ export function createLogger(level: Level, base: Record<string, unknown> = {}, s
   };
 }
 
+/** Lines waiting to be written, per stream: one write per event-loop turn, not one per line. */
+const buffered = { out: [] as string[], err: [] as string[] };
+let flushScheduled = false;
+
+function flushLogs(): void {
+  flushScheduled = false;
+  if (buffered.out.length > 0) process.stdout.write(`${buffered.out.splice(0).join('\n')}\n`);
+  if (buffered.err.length > 0) process.stderr.write(`${buffered.err.splice(0).join('\n')}\n`);
+}
+process.once('exit', flushLogs);
+
 function defaultSink(level: Level, line: string): void {
-  if (ORDER[level] >= ORDER.warn) process.stderr.write(`${line}\n`);
-  else process.stdout.write(`${line}\n`);
+  (ORDER[level] >= ORDER.warn ? buffered.err : buffered.out).push(line);
+  if (!flushScheduled) {
+    flushScheduled = true;
+    setImmediate(flushLogs);
+  }
 }
 
 /** Field names whose values are never written, whatever a caller passes (a safety net: callers

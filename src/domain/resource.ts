@@ -94,8 +94,16 @@ export const BASE_FIELDS: Record<string, FieldSpec> = {
   tags: { type: 'tags', nullable: true, default: {} },
 };
 
+const FIELDS = new WeakMap<ResourceDecl, Record<string, FieldSpec>>();
+
+/** The declaration's fields with the base fields, computed once per declaration. */
 export function fieldsOf(decl: ResourceDecl): Record<string, FieldSpec> {
-  return { ...BASE_FIELDS, ...decl.fields };
+  let fields = FIELDS.get(decl);
+  if (!fields) {
+    fields = { ...BASE_FIELDS, ...decl.fields };
+    FIELDS.set(decl, fields);
+  }
+  return fields;
 }
 
 /** The names of the fields kept in secondary indexes, base fields included. */
