@@ -65,11 +65,11 @@ describe('resolvePaging', () => {
   });
 
   it('lets the filter skip win over the offset parameter', () => {
-    assert.deepEqual(resolvePaging({ skip: 5 }, { offset: 20 }), { offset: 5, limit: 10 });
+    assert.deepEqual(resolvePaging({ limit: undefined, skip: 5 }, { offset: 20 }), { offset: 5, limit: 10 });
   });
 
   it('fills only what the filter left unset from the parameters', () => {
-    assert.deepEqual(resolvePaging({ skip: 5 }, { limit: 30, offset: 99 }), { offset: 5, limit: 30 });
+    assert.deepEqual(resolvePaging({ limit: undefined, skip: 5 }, { limit: 30, offset: 99 }), { offset: 5, limit: 30 });
     assert.deepEqual(resolvePaging({ limit: 7 }, { limit: 30, offset: 99 }), { offset: 99, limit: 7 });
   });
 
@@ -83,12 +83,12 @@ describe('resolvePaging', () => {
   it('clamps an offset above 100000 to 100000', () => {
     assert.equal(MAX_OFFSET, 100_000);
     assert.deepEqual(resolvePaging({}, { offset: 100_001 }), { offset: 100_000, limit: 10 });
-    assert.deepEqual(resolvePaging({ skip: 5_000_000 }, {}), { offset: 100_000, limit: 10 });
+    assert.deepEqual(resolvePaging({ limit: undefined, skip: 5_000_000 }, {}), { offset: 100_000, limit: 10 });
   });
 
   it('turns a negative offset into 0', () => {
     assert.deepEqual(resolvePaging({}, { offset: -5 }), { offset: 0, limit: 10 });
-    assert.deepEqual(resolvePaging({ skip: -1 }, {}), { offset: 0, limit: 10 });
+    assert.deepEqual(resolvePaging({ limit: undefined, skip: -1 }, {}), { offset: 0, limit: 10 });
   });
 
   it('turns limit 0 into the default 10', () => {
