@@ -166,7 +166,8 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const integrity = new IntegrityRunner({ replica, proposer, backup: () => snapshots.take(true), log });
   const ops = new OpsHandler({ replica, integrity, snapshots, traces });
   queries.delegate('ops', (msg) => ops.handle(msg));
-  const querySub = await bus.serve(querySubject(nodeId), (msg) => queries.handle(msg as Record<string, unknown>));
+  // Reads are answered from this node's replica and never cross the network (design decision 4).
+  const querySub = await bus.serve(querySubject(nodeId), (msg) => queries.handle(msg as Record<string, unknown>), { local: true });
   sessions.start((err) => log.warn('session upkeep failed', { error: err }));
 
   const boot = await bootstrap({

@@ -62,7 +62,7 @@ export async function certificateIssuance(ctx: ScenarioContext): Promise<Row[]> 
   const pooled: number[] = [];
   const forged: number[] = [];
   for (let i = 0; i < ctx.pairs; i++) {
-    forged.push(forgeRate(ca, csrs, 40));
+    forged.push(forgeRate(ca, csrs.filter((_, k) => k % 2 === 0), 40)); // node-forge reads RSA requests only
     pooled.push(await poolRate(ca, csrs));
   }
   const rows: Row[] = [

@@ -17,6 +17,9 @@ export interface RequestOptions {
 export interface ServeOptions {
   /** Handlers with the same queue name share the load: each request goes to one of them. */
   queue?: string;
+  /** Requests from this process to this exact subject are answered here, serialised as on the
+   * wire but without crossing the network (node-local reads). Other processes still reach it. */
+  local?: boolean;
 }
 
 /** What a served subject returns to its caller when the handler throws. */

@@ -34,6 +34,8 @@ type Envelope = { ok?: unknown } | ErrorReply;
 /** A Bus over one NATS connection; several processes share load through queue groups. */
 export class NatsBus implements Bus {
   private readonly subs = new Set<NatsSub>();
+  /** Exact subjects served with `local`: this process's requests to them skip the network. */
+  private readonly local = new Map<string, RequestHandler>();
   private readonly inflight = new Set<Promise<unknown>>();
   private closing?: Promise<void>;
 
@@ -52,6 +54,8 @@ export class NatsBus implements Bus {
     this.assertOpen();
     checkSubject(subject, false);
     const data = encodeOrThrow(msg);
+    const localHandler = this.local.get(subject);
+    if (localHandler) return this.answerHere(localHandler, subject, data);
     let reply: Msg;
     try {
       reply = await this.nc.request(subject, data, { timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS });
@@ -62,7 +66,30 @@ export class NatsBus implements Bus {
   }
 
   async serve(subject: string, handler: RequestHandler, opts: ServeOptions = {}): Promise<Subscription> {
-    return this.add(subject, opts.queue, (m) => this.track(this.answer(m, handler)));
+    const sub = await this.add(subject, opts.queue, (m) => this.track(this.answer(m, handler)));
+    if (!opts.local || subject.includes('*') || subject.includes('>')) return sub;
+    this.local.set(subject, handler);
+    return {
+      unsubscribe: async () => {
+        this.local.delete(subject);
+        await sub.unsubscribe();
+      },
+    };
+  }
+
+  /** A request answered in this process: the same encoding both ways as over NATS. */
+  private answerHere(handler: RequestHandler, subject: string, data: Uint8Array): Promise<unknown> {
+    const work = (async () => {
+      let reply: Uint8Array;
+      try {
+        reply = encode({ ok: await handler(decode(data), subject) });
+      } catch (err) {
+        reply = encodeError(err);
+      }
+      return openEnvelope(reply);
+    })();
+    this.track(work);
+    return work;
   }
 
   async publish(subject: string, msg: unknown): Promise<void> {

@@ -118,6 +118,13 @@ export class CachedKv implements KvStore {
     return this.warm ? this.mirror.keys(range) : this.disk.keys(range);
   }
 
+  async countKeys(range: KvRange): Promise<number> {
+    if (this.warm) return this.mirror.countKeys(range);
+    let count = 0;
+    for await (const _ of this.disk.keys(range)) count++;
+    return count;
+  }
+
   /** A consistent point-in-time view of everything applied so far: the mirror's snapshot once
    * warm (the disk may be a few batches behind it), else an explicit LevelDB snapshot (while
    * warming, every batch is on disk before it returns). */

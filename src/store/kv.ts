@@ -30,4 +30,6 @@ export interface KvStore {
    * iteration reads a snapshot taken at its first next(): writes made meanwhile are not seen. */
   entries(range: KvRange): AsyncIterable<[string, string]>;
   keys(range: KvRange): AsyncIterable<string>;
+  /** Optional fast count of the keys in a range (in-memory stores), without yielding them. */
+  countKeys?(range: KvRange): Promise<number>;
 }

@@ -56,6 +56,14 @@ export class MemoryKv implements KvStore {
     yield* scanRange(this.#snapshot(), range);
   }
 
+  /** Counts the keys in a range in one synchronous walk. */
+  async countKeys(range: KvRange): Promise<number> {
+    this.#assertOpen();
+    let count = 0;
+    for (const _ of scanRange(this.#snapshot(), range)) count++;
+    return count;
+  }
+
   async *keys(range: KvRange): AsyncIterable<string> {
     this.#assertOpen();
     for (const [key] of scanRange(this.#snapshot(), range)) yield key;

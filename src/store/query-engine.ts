@@ -86,11 +86,18 @@ export class QueryEngine {
    */
   private async exactRange(kind: string, hint: IndexHint, reverse: boolean, page: PageRequest): Promise<Page<Entity>> {
     const window = page.limit === 'none' ? Infinity : page.offset + page.limit;
-    const pageIds: string[] = [];
+    const kv = this.replica.kv;
     let total = 0;
+    for (const range of hintRanges(kind, hint)) {
+      if (kv.countKeys) total += await kv.countKeys(range);
+      else for await (const _ of kv.keys(range)) total++;
+    }
+    const pageIds: string[] = [];
+    let position = 0;
     for await (const id of this.rangesIds(kind, hint, reverse)) {
-      if (total >= page.offset && total < window) pageIds.push(id);
-      total++;
+      if (position >= window) break;
+      if (position >= page.offset) pageIds.push(id);
+      position++;
     }
     const items = (await this.replica.getMany(kind, pageIds)).filter((r): r is Entity => r !== undefined);
     return { items, total, ...page };

@@ -1,7 +1,9 @@
 // Runs the Bus contract suite against NatsBus: two connections to a nats-server this file starts.
 
-import { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import { NatsBus } from '../../src/bus/nats-bus.js';
+import { ApiError } from '../../src/errors.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';
 import { runBusContract } from './bus-contract.js';
 
@@ -23,4 +25,24 @@ runBusContract('nats-bus', async () => {
   const a = await NatsBus.connect(server.url, { name: 'contract-a', onEventError: quiet });
   const b = await NatsBus.connect(server.url, { name: 'contract-b', onEventError: quiet });
   return { a, b, cleanup: async () => void (await Promise.all([a.close(), b.close()])) };
+});
+
+test('nats-bus - a local subject answers its own process without the network, others over NATS', async () => {
+  if (!server) throw new Error('nats-server did not start');
+  const a = await NatsBus.connect(server.url, { name: 'local-a', onEventError: quiet });
+  const b = await NatsBus.connect(server.url, { name: 'local-b', onEventError: quiet });
+  try {
+    const sub = await a.serve('local.query', async (msg) => ({ echo: msg, at: 'a' }), { local: true });
+    assert.deepEqual(await a.request('local.query', { n: 1 }), { echo: { n: 1 }, at: 'a' });
+    assert.deepEqual(await b.request('local.query', { n: 2 }), { echo: { n: 2 }, at: 'a' });
+    await sub.unsubscribe();
+    await assert.rejects(a.request('local.query', { n: 3 }, { timeoutMs: 500 }), (err: unknown) => err instanceof ApiError && err.code === 'SERVICE_UNAVAILABLE');
+    const failing = await a.serve('local.fail', async () => {
+      throw new ApiError('NOT_FOUND');
+    }, { local: true });
+    await assert.rejects(a.request('local.fail', {}), (err: unknown) => err instanceof ApiError && err.code === 'NOT_FOUND');
+    await failing.unsubscribe();
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+  }
 });
