@@ -11,7 +11,7 @@ import type {
   ServeOptions,
   Subscription,
 } from './bus.js';
-import { isValidSubject } from './subjects.js';
+import { assertSubject, reportEventError } from './subjects.js';
 
 /** Options of a MemoryBus. */
 export interface MemoryBusOptions {
@@ -46,7 +46,7 @@ export class MemoryBus implements Bus {
 
   async request(subject: string, msg: unknown, opts: RequestOptions = {}): Promise<unknown> {
     this.assertOpen();
-    checkSubject(subject, false);
+    assertSubject(subject, false);
     const payload = cloneOrThrow(msg);
     const targets = this.requestTargets(subject);
     if (targets.length === 0) throw new ApiError('SERVICE_UNAVAILABLE');
@@ -62,7 +62,7 @@ export class MemoryBus implements Bus {
 
   async publish(subject: string, msg: unknown): Promise<void> {
     this.assertOpen();
-    checkSubject(subject, false);
+    assertSubject(subject, false);
     const payload = cloneOrThrow(msg);
     for (const entry of this.matching(subject)) {
       if (entry.event) this.track(this.deliverEvent(entry.event, clone(payload), subject));
@@ -89,7 +89,7 @@ export class MemoryBus implements Bus {
 
   private add(subject: string, parts: Pick<Entry, 'serve' | 'event' | 'queue'>): Subscription {
     this.assertOpen();
-    checkSubject(subject, true);
+    assertSubject(subject, true);
     const id = this.nextId++;
     this.entries.set(id, { id, tokens: subject.split('.'), pattern: subject, ...parts });
     return { unsubscribe: async () => void this.entries.delete(id) };
@@ -191,11 +191,4 @@ function cloneOrThrow(value: unknown): unknown {
   }
 }
 
-function checkSubject(subject: string, allowWildcards: boolean): void {
-  if (isValidSubject(subject, allowWildcards)) return;
-  throw toApiError(new Error(`invalid subject ${JSON.stringify(subject)}`));
-}
 
-function reportEventError(err: unknown, subject: string): void {
-  console.error(`[bus] event handler on ${subject} failed:`, err);
-}

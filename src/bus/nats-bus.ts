@@ -12,7 +12,7 @@ import type {
   ServeOptions,
   Subscription,
 } from './bus.js';
-import { isValidSubject } from './subjects.js';
+import { assertSubject, reportEventError } from './subjects.js';
 
 /** Options of NatsBus.connect. */
 export interface NatsBusOptions {
@@ -52,7 +52,7 @@ export class NatsBus implements Bus {
 
   async request(subject: string, msg: unknown, opts: RequestOptions = {}): Promise<unknown> {
     this.assertOpen();
-    checkSubject(subject, false);
+    assertSubject(subject, false);
     const data = encodeOrThrow(msg);
     const localHandler = this.local.get(subject);
     if (localHandler) return this.answerHere(localHandler, subject, data);
@@ -94,7 +94,7 @@ export class NatsBus implements Bus {
 
   async publish(subject: string, msg: unknown): Promise<void> {
     this.assertOpen();
-    checkSubject(subject, false);
+    assertSubject(subject, false);
     const data = encodeOrThrow(msg);
     try {
       this.nc.publish(subject, data);
@@ -128,7 +128,7 @@ export class NatsBus implements Bus {
    * server knows the subscription, so a request sent right after is delivered. */
   private async add(subject: string, queue: string | undefined, onMsg: (m: Msg) => void): Promise<Subscription> {
     this.assertOpen();
-    checkSubject(subject, true);
+    assertSubject(subject, true);
     const sub = this.nc.subscribe(subject, {
       queue,
       callback: (err, m) => (err ? this.onEventError(err, subject) : onMsg(m)),
@@ -239,11 +239,4 @@ function fromNatsError(err: unknown): ApiError {
   return toApiError(err);
 }
 
-function checkSubject(subject: string, allowWildcards: boolean): void {
-  if (isValidSubject(subject, allowWildcards)) return;
-  throw toApiError(new Error(`invalid subject ${JSON.stringify(subject)}`));
-}
 
-function reportEventError(err: unknown, subject: string): void {
-  console.error(`[bus] event handler on ${subject} failed:`, err);
-}

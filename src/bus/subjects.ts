@@ -2,6 +2,8 @@
 // the stable id → shard hash, and the subject grammar check shared by the bus implementations.
 // Ids never enter a subject raw: entity ids are hashed to a shard, node ids are token-encoded.
 
+import { toApiError } from '../errors.js';
+
 /** Prefix of every Weft subject; bump the version when the wire contract changes. */
 export const SUBJECT_PREFIX = 'weft.v1';
 
@@ -67,6 +69,17 @@ export function isValidSubject(subject: string, allowWildcards: boolean): boolea
     if (t === '*' || t === '>') return allowWildcards && (t === '*' || i === tokens.length - 1);
     return !t.includes('*') && !t.includes('>');
   });
+}
+
+/** Throws UNHANDLED (as an ApiError) for a malformed subject; both buses check with this. */
+export function assertSubject(subject: string, allowWildcards: boolean): void {
+  if (isValidSubject(subject, allowWildcards)) return;
+  throw toApiError(new Error(`invalid subject ${JSON.stringify(subject)}`));
+}
+
+/** The default report of an event handler's failure (events have nobody to answer). */
+export function reportEventError(err: unknown, subject: string): void {
+  console.error(`[bus] event handler on ${subject} failed:`, err);
 }
 
 /** 32-bit FNV-1a over the UTF-8 bytes, then the murmur3 finaliser so low bits spread well. */

@@ -2,28 +2,13 @@
 // and login metrics, and a trace line when the caller is traced. Receives only what the
 // gateway reports: no bodies, headers, query strings or tokens ever reach it.
 
+import type { RequestReport } from '../gateway/app.js';
 import type { Logger } from '../logger.js';
 import { loginFailureReason, type NodeMetrics } from './node-metrics.js';
 import { TRACE_API, type TraceRegistry } from './trace-registry.js';
 
 /** One finished request as the gateway reports it. */
-export interface RequestEntry {
-  requestId: string;
-  method: string;
-  /** The raw path (ids included): only traced requests log it. */
-  path: string;
-  /** The route template (`/edge/management/v1/identities/:id`); undefined when none matched. */
-  route?: string;
-  status: number;
-  ms: number;
-  /** The caller, when the request carried a valid session. */
-  identityId?: string;
-  /** The error code of a failed request, and its cause (used only to categorise logins). */
-  errorCode?: string;
-  errorCause?: unknown;
-  /** `?method=` of an authentication request. */
-  loginMethod?: string;
-}
+export type RequestEntry = RequestReport;
 
 export interface RequestObserverDeps {
   log: Logger;
