@@ -53,7 +53,7 @@ export class MemoryKv implements KvStore {
 
   async *entries(range: KvRange): AsyncIterable<[string, string]> {
     this.#assertOpen();
-    yield* scanRange(this.#snapshot(), range);
+    yield* scanAsync(this.#snapshot(), range);
   }
 
   /** Counts the keys in a range in one synchronous walk. */
@@ -66,7 +66,7 @@ export class MemoryKv implements KvStore {
 
   async *keys(range: KvRange): AsyncIterable<string> {
     this.#assertOpen();
-    for (const [key] of scanRange(this.#snapshot(), range)) yield key;
+    for await (const [key] of scanAsync(this.#snapshot(), range)) yield key;
   }
 
   /**
@@ -237,8 +237,17 @@ function findIn(root: BTreeNode, key: string): string | undefined {
   return node.keys[i] === key ? node.vals[i] : undefined;
 }
 
+/** Entries this many apart let the event loop run: an in-memory scan only ever resolves
+ * microtasks, so a long one (an integrity check, an unindexed filter over a large kind) would
+ * otherwise hold every socket until it ends. */
+const YIELD_EVERY = 4_096;
+
 async function* scanAsync(root: BTreeNode, range: KvRange): AsyncIterable<[string, string]> {
-  yield* scanRange(root, range);
+  let n = 0;
+  for (const entry of scanRange(root, range)) {
+    if (++n % YIELD_EVERY === 0) await new Promise((resume) => setImmediate(resume));
+    yield entry;
+  }
 }
 
 async function* mapAsync<T, U>(source: AsyncIterable<T>, fn: (item: T) => U): AsyncIterable<U> {
