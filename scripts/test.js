@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The test command: makes sure a real nats-server is available (installing Debian's package
-// when missing), then runs every compiled test file with node's test runner.
+// when missing), runs every compiled test file with node's test runner, then the API tests
+// once more with every test node on the NATS bus, and prints the combined count.
 
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -35,11 +36,38 @@ function testFiles(dir) {
   return out;
 }
 
+/** Runs node's test runner on files, streaming its output; resolves to its exit code and counts. */
+function runTests(files, extraEnv) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...files], {
+      stdio: ['inherit', 'pipe', 'inherit'],
+      env: { ...process.env, ...extraEnv },
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      process.stdout.write(chunk);
+      out = (out + chunk).slice(-65536); // the summary is at the end
+    });
+    child.once('close', (code) => {
+      const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(out)?.[1] ?? 0);
+      resolve({ status: code ?? 1, passed: count('pass'), failed: count('fail') });
+    });
+  });
+}
+
 const natsBin = ensureNats();
 const only = process.argv.slice(2);
 const files = only.length > 0 ? only : testFiles('dist/test');
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], {
-  stdio: 'inherit',
-  env: { ...process.env, NATS_SERVER_BIN: natsBin },
-});
-process.exit(result.status ?? 1);
+const env = { NATS_SERVER_BIN: natsBin };
+const runs = [await runTests(files, env)];
+if (only.length === 0) {
+  // The whole API suite again, every test node on its own real nats-server (the shared suites
+  // in memory-bus/nats-bus.test.js already run over both buses).
+  const api = files.filter((f) => f.includes('/api/') && !/\/(memory|nats)-bus\.test\.js$/.test(f));
+  console.log('\nAPI tests again over the NATS bus (WEFT_TEST_BUS=nats)\n');
+  runs.push(await runTests(api, { ...env, WEFT_TEST_BUS: 'nats' }));
+}
+const passed = runs.reduce((n, r) => n + r.passed, 0);
+const failed = runs.reduce((n, r) => n + r.failed, 0);
+console.log(`\ntests: ${passed} passed, ${failed} failed`);
+process.exit(runs.every((r) => r.status === 0) ? 0 : 1);

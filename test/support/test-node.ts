@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
+import { startNatsServer } from './nats-server.js';
 import { DEFAULTS, type Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { startNode, type NodeHandle, type NodeHooks } from '../../src/main.js';
@@ -102,7 +103,12 @@ export interface TestNodeOptions {
   hooks?: NodeHooks;
 }
 
+/**
+ * Starts a node for API tests. With WEFT_TEST_BUS=nats (the test command's second pass), a node
+ * given no NATS url gets its own real nats-server, so every API test also runs over NATS.
+ */
 export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNode> {
+  const nats = !opts.natsUrl && process.env.WEFT_TEST_BUS === 'nats' ? await startNatsServer() : undefined;
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'weft-api-')));
   const config: Config = {
     ...DEFAULTS,
@@ -111,7 +117,7 @@ export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNod
     dataDir,
     adminUsername: ADMIN.username,
     adminPassword: ADMIN.password,
-    natsUrl: opts.natsUrl,
+    natsUrl: opts.natsUrl ?? nats?.url,
     workerThreads: 2,
     logLevel: 'silent',
     ...opts.config,
@@ -141,6 +147,7 @@ export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNod
     async close() {
       await handle.close();
       await dispatcher.close();
+      await nats?.stop();
       if (!opts.dataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
