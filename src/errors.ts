@@ -147,10 +147,6 @@ export function fromWire(wire: WireError): ApiError {
   return new ApiError(wire.code, wire.cause, wire.message);
 }
 
-export function isKnownCode(code: string): boolean {
-  return code in CATALOGUE;
-}
-
 export function statusOf(code: string): number {
   return (CATALOGUE[code] ?? CATALOGUE.UNHANDLED).status;
 }

@@ -25,10 +25,8 @@ export class AuthPolicyCatalog extends CatalogActor {
   }
 
   protected override async update(id: string, body: unknown, mode: 'replace' | 'patch'): Promise<void> {
-    const old = await this.deps.replica.get(KIND, id);
-    if (!old) throw new ApiError('NOT_FOUND');
     const at = new Date().toISOString();
-    const op = await this.deps.writer.buildUpdate(KIND, id, body, mode, at);
+    const { op, old } = await this.deps.writer.buildUpdate(KIND, id, body, mode, at);
     const given = (body ?? {}) as Record<string, unknown>;
     const sections = ['primary', 'secondary'].filter((name) => mode === 'replace' || given[name] !== undefined);
     const values: Record<string, unknown> = Object.fromEntries(sections.map((name) => [name, op.record[name]]));

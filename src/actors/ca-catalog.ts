@@ -34,10 +34,8 @@ export class CaCatalog extends CatalogActor {
 
   /** On patch only the fields present change (the external-id claim property by property). */
   protected override async update(id: string, body: unknown, mode: 'replace' | 'patch'): Promise<void> {
-    const old = await this.deps.replica.get(KIND, id);
-    if (!old) throw new ApiError('NOT_FOUND');
     const at = new Date().toISOString();
-    const op = await this.deps.writer.buildUpdate(KIND, id, body, mode, at);
+    const { op, old } = await this.deps.writer.buildUpdate(KIND, id, body, mode, at);
     if (mode === 'replace') {
       prepareCaValues(op.record, old, mode);
     } else {

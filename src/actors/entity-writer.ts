@@ -42,19 +42,20 @@ export class EntityWriter {
   }
 
   private async update(kind: string, id: string, body: unknown, mode: 'replace' | 'patch'): Promise<void> {
-    const op = await this.buildUpdate(kind, id, body, mode, new Date().toISOString());
+    const { op } = await this.buildUpdate(kind, id, body, mode, new Date().toISOString());
     await this.proposer.propose([op], op.record.updatedAt);
   }
 
-  /** Builds the update op of a replace or patch (without proposing), for callers that add ops. */
-  async buildUpdate(kind: string, id: string, body: unknown, mode: 'replace' | 'patch', at: string): Promise<Op & { op: 'update' }> {
+  /** Builds the update op of a replace or patch (without proposing), for callers that add ops;
+   * also returns the stored record it was built from (404 when there is none). */
+  async buildUpdate(kind: string, id: string, body: unknown, mode: 'replace' | 'patch', at: string): Promise<{ op: Op & { op: 'update' }; old: Entity }> {
     const old = await this.replica.get(kind, id);
     if (!old) throw new ApiError('NOT_FOUND');
     const values = this.prepare(kind, body, old, mode);
     const base = mode === 'patch' ? old : keptOnReplace(kind, old);
     const record: Entity = { ...base, ...values, id, createdAt: old.createdAt, updatedAt: at } as Entity;
     if (record.tags === null || record.tags === undefined) record.tags = {};
-    return { op: 'update', kind, record };
+    return { op: { op: 'update', kind, record }, old };
   }
 
   private prepare(kind: string, body: unknown, old: Entity | undefined, mode: WriteMode): Record<string, unknown> {

@@ -3,7 +3,7 @@
 // Deleting a signer that an auth policy names is refused in apply (409).
 
 import { prepareSignerValues } from '../domain/ext-jwt-signer-rules.js';
-import { ApiError, fieldError } from '../errors.js';
+import { fieldError } from '../errors.js';
 import { CatalogActor } from './catalog-actor.js';
 import type { ActorDeps } from './actor-factory.js';
 import { certFingerprint, commonNameOf, parseCertificates } from './ca-certificates.js';
@@ -25,10 +25,8 @@ export class ExternalJwtSignerCatalog extends CatalogActor {
   }
 
   protected override async update(id: string, body: unknown, mode: 'replace' | 'patch'): Promise<void> {
-    const old = await this.deps.replica.get(KIND, id);
-    if (!old) throw new ApiError('NOT_FOUND');
     const at = new Date().toISOString();
-    const op = await this.deps.writer.buildUpdate(KIND, id, body, mode, at);
+    const { op, old } = await this.deps.writer.buildUpdate(KIND, id, body, mode, at);
     prepareSignerValues(op.record, old, mode);
     Object.assign(op.record, await this.certificateFields(id, op.record.certPem as string | null));
     await this.deps.proposer.propose([op], at);

@@ -43,10 +43,8 @@ export class RouterCatalog extends CatalogActor {
   }
 
   protected override async update(id: string, body: unknown, mode: 'replace' | 'patch'): Promise<void> {
-    const old = await this.deps.replica.get(this.kind, id);
-    if (!old) throw new ApiError('NOT_FOUND');
     const at = new Date().toISOString();
-    const op = await this.deps.writer.buildUpdate(this.kind, id, body, mode, at);
+    const { op, old } = await this.deps.writer.buildUpdate(this.kind, id, body, mode, at);
     await this.deps.proposer.propose([op, ...(await this.relatedOps(old, op.record, at))], at);
   }
 

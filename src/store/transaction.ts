@@ -74,20 +74,6 @@ export class Transaction {
     return [...keys].sort(compareUtf8);
   }
 
-  /** Entries in (gt, lt) as the transaction sees them, in key order. */
-  async entriesIn(range: { gt: string; lt: string }): Promise<[string, string][]> {
-    const own = await this.written(range);
-    const stored: [string, string][] = [];
-    for await (const entry of this.kv.entries(range)) stored.push(entry);
-    if (own.length === 0) return stored;
-    const merged = new Map<string, string>(stored);
-    for (const [key, value] of own) {
-      if (value === null) merged.delete(key);
-      else merged.set(key, value);
-    }
-    return [...merged].sort(([a], [b]) => compareUtf8(a, b));
-  }
-
   /** True when some key in the range exists as the transaction sees it. */
   async anyIn(range: { gt: string; lt: string }): Promise<boolean> {
     for (const [, value] of await this.written(range)) if (value !== null) return true;
