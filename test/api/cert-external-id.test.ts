@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { certLogin, mtlsClients } from '../support/mtls.js';
-import { startTestNode, type ApiResponse, type TestNode } from '../support/test-node.js';
+import { startTestNode, type TestNode } from '../support/test-node.js';
 import { makeCa, makeLeaf, type TestCert } from '../support/test-pki.js';
+import { ok, fails } from '../support/assertions.js';
 
 const SPIFFE_CLAIM = { location: 'SAN_URI', matcher: 'SCHEME', matcherCriteria: 'spiffe', parser: 'NONE', parserCriteria: '', index: 0 };
 
@@ -22,14 +23,6 @@ describe('CA externalIdClaim', () => {
   });
 
   const admin = () => node.adminToken;
-  const ok = (res: ApiResponse, status = 200) => {
-    assert.equal(res.status, status, res.text);
-    return res.body?.data;
-  };
-  const fails = (res: ApiResponse, status: number, code: string) => {
-    assert.equal(res.status, status, res.text);
-    assert.equal(res.body.error.code, code, res.text);
-  };
   const refused = async (creds: TestCert, reason: string) => {
     const res = await certLogin(node, creds);
     assert.equal(res.status, 401, JSON.stringify(res.body));

@@ -3,17 +3,17 @@
 // request-extend, and the caller's own authenticators (updb changes need the current password).
 
 import assert from 'node:assert/strict';
-import { createHash, X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { importX509, jwtVerify } from 'jose';
 import { createCsr, newKey, type TestKey } from '../support/csr.js';
 import { certLogin, mtlsClients } from '../support/mtls.js';
-import { startTestNode, type ApiResponse, type TestNode } from '../support/test-node.js';
+import { startTestNode, type TestNode } from '../support/test-node.js';
 import { makeCa, makeLeaf, makeSelfSigned, type TestCert } from '../support/test-pki.js';
+import { ok, fingerprintOf } from '../support/assertions.js';
 
-const fingerprintOf = (pem: string) => createHash('sha1').update(new X509Certificate(pem).raw).digest('hex');
 
 describe('certificate authentication', () => {
   let node: TestNode;
@@ -28,10 +28,6 @@ describe('certificate authentication', () => {
   });
 
   const admin = () => node.adminToken;
-  const ok = (res: ApiResponse, status = 200) => {
-    assert.equal(res.status, status, res.text);
-    return res.body?.data;
-  };
   const refused = async (creds: TestCert, reason: string) => {
     const res = await certLogin(node, creds);
     assert.equal(res.status, 401, JSON.stringify(res.body));

@@ -2,7 +2,6 @@
 // nodes sharing one nats-server that each list both.
 
 import assert from 'node:assert/strict';
-import { createHash, X509Certificate } from 'node:crypto';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,8 +12,8 @@ import { createLogger } from '../../src/logger.js';
 import { startNode, type NodeHandle } from '../../src/main.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';
 import { ADMIN, ApiClient, startTestNode, type TestNode } from '../support/test-node.js';
+import { fingerprintOf } from '../support/assertions.js';
 
-const fingerprintOf = (pem: string) => createHash('sha1').update(new X509Certificate(pem).raw).digest('hex');
 const serverCert = (dataDir: string) => readFile(join(dataDir, 'pki', 'server.pem'), 'utf8');
 
 describe('GET /controllers on one node', () => {

@@ -3,16 +3,16 @@
 // method, refresh, re-enroll, edge router enrollment and extension, ottca and CA auto-enrollment.
 
 import assert from 'node:assert/strict';
-import { createHash, X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { decodeProtectedHeader, importX509, jwtVerify } from 'jose';
 import { createCsr, newKey } from '../support/csr.js';
 import { certLogin, mtlsClients } from '../support/mtls.js';
-import { startTestNode, type ApiResponse, type TestNode } from '../support/test-node.js';
+import { startTestNode, type TestNode } from '../support/test-node.js';
 import { makeCa, makeLeaf, type TestCert } from '../support/test-pki.js';
+import { ok, fails, fingerprintOf } from '../support/assertions.js';
 
 const MINUTE = 60_000;
-const fingerprintOf = (pem: string) => createHash('sha1').update(new X509Certificate(pem).raw).digest('hex');
 
 describe('enrollment', () => {
   let node: TestNode;
@@ -27,14 +27,6 @@ describe('enrollment', () => {
   });
 
   const admin = () => node.adminToken;
-  const ok = (res: ApiResponse, status = 200) => {
-    assert.equal(res.status, status, res.text);
-    return res.body?.data;
-  };
-  const fails = (res: ApiResponse, status: number, code: string) => {
-    assert.equal(res.status, status, res.text);
-    assert.equal(res.body.error.code, code, res.text);
-  };
   const createIdentity = async (enrollment?: Record<string, unknown>) => {
     const body = { name: `enrollee-${++names}`, type: 'Device', isAdmin: false, ...(enrollment ? { enrollment } : {}) };
     return ok(await node.mgmt.post('/identities', body, admin()), 201).id as string;
