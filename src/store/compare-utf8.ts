@@ -24,6 +24,15 @@ function shiftSurrogate(unit: number): number {
   return unit <= 0xdfff ? unit + 0x2000 : unit;
 }
 
+const AT_OR_ABOVE_SURROGATES = /[\ud800-\uffff]/;
+
+/** True when plain `<`, `>` and `===` against `key` give exactly compareUtf8's answer, whatever
+ * the other string: `key` has no code unit >= 0xD800, so the first differing unit of any pair is
+ * below the surrogates on one side, where UTF-16 and UTF-8 order agree. Test once per search. */
+export function nativeOrderExact(key: string): boolean {
+  return !AT_OR_ABOVE_SURROGATES.test(key);
+}
+
 /** True when the key survives a UTF-8 round trip (no lone surrogates), so both stores agree on it. */
 export function isValidKey(key: string): boolean {
   return typeof key === 'string' && (key as unknown as { isWellFormed(): boolean }).isWellFormed();

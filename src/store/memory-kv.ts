@@ -1,8 +1,9 @@
 // MemoryKv: the in-memory KvStore — a copy-on-write B+tree in UTF-8 byte order (LevelDB's order).
-// Iterators read a snapshot, as LevelDB's do, while writers carry on in O(log n) per op.
+// Iterators read a snapshot, as LevelDB's do, while writers carry on in O(log n) per op; every
+// node knows how many keys it holds, so range counts are O(log n) too.
 
-import { type Branch, type BTreeNode, childIndex, lowerBound, scanRange } from './btree-cursor.js';
-import { assertValidOps } from './compare-utf8.js';
+import { type Branch, type BTreeNode, childIndex, countRange, lowerBound, scanRange } from './btree-cursor.js';
+import { assertValidOps, nativeOrderExact } from './compare-utf8.js';
 import type { KvOp, KvRange, KvStore } from './kv.js';
 import type { KvSnapshot } from './kv-snapshot.js';
 
@@ -12,7 +13,7 @@ const MIN_FILL = 16;
 
 /** The in-memory KvStore. Data survives close()/open() of the same instance, not the process. */
 export class MemoryKv implements KvStore {
-  #root: BTreeNode = { gen: 0, keys: [], vals: [], kids: null };
+  #root: BTreeNode = { gen: 0, keys: [], vals: [], kids: null, size: 0 };
   /** Nodes with this generation may be mutated in place; older ones belong to a snapshot. */
   #gen = 0;
   #open = false;
@@ -33,12 +34,12 @@ export class MemoryKv implements KvStore {
 
   async get(key: string): Promise<string | undefined> {
     this.#assertOpen();
-    return this.#find(key);
+    return findIn(this.#root, key);
   }
 
   async getMany(keys: string[]): Promise<(string | undefined)[]> {
     this.#assertOpen();
-    return keys.map((key) => this.#find(key));
+    return keys.map((key) => findIn(this.#root, key));
   }
 
   /** Validates every op, then applies all of them synchronously: atomic by construction. */
@@ -56,12 +57,10 @@ export class MemoryKv implements KvStore {
     yield* scanAsync(this.#snapshot(), range);
   }
 
-  /** Counts the keys in a range in one synchronous walk. */
+  /** Counts the keys in a range in O(log n) from the nodes' sizes (synchronous: no snapshot). */
   async countKeys(range: KvRange): Promise<number> {
     this.#assertOpen();
-    let count = 0;
-    for (const _ of scanRange(this.#snapshot(), range)) count++;
-    return count;
+    return countRange(this.#root, range);
   }
 
   async *keys(range: KvRange): AsyncIterable<string> {
@@ -82,13 +81,13 @@ export class MemoryKv implements KvStore {
     let level: BTreeNode[] = [];
     for (let i = 0; i < sorted.length; i += fill) {
       const slice = sorted.slice(i, i + fill);
-      level.push({ gen, keys: slice.map(([k]) => k), vals: slice.map(([, v]) => v), kids: null });
+      level.push({ gen, keys: slice.map(([k]) => k), vals: slice.map(([, v]) => v), kids: null, size: slice.length });
     }
     while (level.length > 1) {
       const parents: BTreeNode[] = [];
       for (let i = 0; i < level.length; i += fill) {
         const kids = level.slice(i, i + fill);
-        parents.push({ gen, keys: kids.map((kid) => kid.keys[0]), vals: null, kids });
+        parents.push({ gen, keys: kids.map((kid) => kid.keys[0]), vals: null, kids, size: sizeOf(kids) });
       }
       level = parents;
     }
@@ -125,37 +124,35 @@ export class MemoryKv implements KvStore {
 
   #mutable<N extends BTreeNode>(node: N): N {
     if (node.gen === this.#gen) return node;
-    return { gen: this.#gen, keys: node.keys.slice(), vals: node.vals?.slice() ?? null, kids: node.kids?.slice() ?? null } as N;
-  }
-
-  #find(key: string): string | undefined {
-    let node = this.#root;
-    while (node.kids !== null) node = node.kids[childIndex(node.keys, key)];
-    const i = lowerBound(node.keys, key);
-    return node.keys[i] === key ? node.vals[i] : undefined;
+    const { keys, vals, kids, size } = node;
+    return { gen: this.#gen, keys: keys.slice(), vals: vals?.slice() ?? null, kids: kids?.slice() ?? null, size } as N;
   }
 
   #put(key: string, value: string): void {
     const root = this.#mutable(this.#root);
-    const sibling = this.#insert(root, key, value);
-    this.#root = sibling === null ? root : { gen: this.#gen, keys: [root.keys[0], sibling.keys[0]], vals: null, kids: [root, sibling] };
+    const sibling = this.#insert(root, key, value, nativeOrderExact(key));
+    if (sibling === null) this.#root = root;
+    else this.#root = { gen: this.#gen, keys: [root.keys[0], sibling.keys[0]], vals: null, kids: [root, sibling], size: root.size + sibling.size };
   }
 
   /** Inserts into a mutable node; returns the new right sibling if the node split. */
-  #insert(node: BTreeNode, key: string, value: string): BTreeNode | null {
+  #insert(node: BTreeNode, key: string, value: string, native: boolean): BTreeNode | null {
     if (node.kids === null) {
-      const i = lowerBound(node.keys, key);
+      const i = lowerBound(node.keys, key, native);
       if (node.keys[i] === key) {
         node.vals[i] = value;
         return null;
       }
       node.keys.splice(i, 0, key);
       node.vals.splice(i, 0, value);
+      node.size++;
       this.#size++;
     } else {
-      const i = childIndex(node.keys, key);
+      const i = childIndex(node.keys, key, native);
       const child = (node.kids[i] = this.#mutable(node.kids[i]));
-      const sibling = this.#insert(child, key, value);
+      const before = child.size;
+      const sibling = this.#insert(child, key, value, native);
+      node.size += child.size + (sibling?.size ?? 0) - before;
       node.keys[i] = child.keys[0];
       if (sibling !== null) {
         node.keys.splice(i + 1, 0, sibling.keys[0]);
@@ -165,32 +162,41 @@ export class MemoryKv implements KvStore {
     return node.keys.length > MAX_FILL ? this.#split(node) : null;
   }
 
+  /** Moves the upper half of a node into a new right sibling, sizes adjusted on both. */
   #split(node: BTreeNode): BTreeNode {
     const half = node.keys.length >>> 1;
     const keys = node.keys.splice(half);
-    if (node.kids === null) return { gen: this.#gen, keys, vals: node.vals.splice(half), kids: null };
-    return { gen: this.#gen, keys, vals: null, kids: node.kids.splice(half) };
+    let sibling: BTreeNode;
+    if (node.kids === null) sibling = { gen: this.#gen, keys, vals: node.vals.splice(half), kids: null, size: keys.length };
+    else {
+      const kids = node.kids.splice(half);
+      sibling = { gen: this.#gen, keys, vals: null, kids, size: sizeOf(kids) };
+    }
+    node.size -= sibling.size;
+    return sibling;
   }
 
   #del(key: string): void {
-    if (this.#find(key) === undefined) return;
+    const native = nativeOrderExact(key);
+    if (findIn(this.#root, key, native) === undefined) return;
     const root = (this.#root = this.#mutable(this.#root));
-    this.#remove(root, key);
+    this.#remove(root, key, native);
     this.#size--;
     while (this.#root.kids !== null && this.#root.kids.length === 1) this.#root = this.#root.kids[0];
   }
 
   /** Removes a key known to exist under a mutable node, merging underfull children. */
-  #remove(node: BTreeNode, key: string): void {
+  #remove(node: BTreeNode, key: string, native: boolean): void {
+    node.size--;
     if (node.kids === null) {
-      const i = lowerBound(node.keys, key);
+      const i = lowerBound(node.keys, key, native);
       node.keys.splice(i, 1);
       node.vals.splice(i, 1);
       return;
     }
-    const i = childIndex(node.keys, key);
+    const i = childIndex(node.keys, key, native);
     const child = (node.kids[i] = this.#mutable(node.kids[i]));
-    this.#remove(child, key);
+    this.#remove(child, key, native);
     if (child.keys.length >= MIN_FILL || node.kids.length === 1) {
       if (child.keys.length > 0) node.keys[i] = child.keys[0];
     } else {
@@ -226,14 +232,25 @@ function itemsOf(node: BTreeNode): unknown[] {
 
 function setItems(node: BTreeNode, keys: string[], items: unknown[]): void {
   node.keys = keys;
-  if (node.kids === null) node.vals = items as string[];
-  else node.kids = items as BTreeNode[];
+  if (node.kids === null) {
+    node.vals = items as string[];
+    node.size = keys.length;
+  } else {
+    node.kids = items as BTreeNode[];
+    node.size = sizeOf(node.kids);
+  }
 }
 
-function findIn(root: BTreeNode, key: string): string | undefined {
+function sizeOf(kids: BTreeNode[]): number {
+  let size = 0;
+  for (const kid of kids) size += kid.size;
+  return size;
+}
+
+function findIn(root: BTreeNode, key: string, native = nativeOrderExact(key)): string | undefined {
   let node = root;
-  while (node.kids !== null) node = node.kids[childIndex(node.keys, key)];
-  const i = lowerBound(node.keys, key);
+  while (node.kids !== null) node = node.kids[childIndex(node.keys, key, native)];
+  const i = lowerBound(node.keys, key, native);
   return node.keys[i] === key ? node.vals[i] : undefined;
 }
 
