@@ -3,7 +3,7 @@
 
 import type { WireError } from '../errors.js';
 
-/** A handler answers a request with JSON data, or throws (an ApiError crosses as its wire form). */
+/** A handler answers a request with JSON data (or JsonText), or throws (an ApiError crosses as its wire form). */
 export type RequestHandler = (msg: unknown, subject: string) => Promise<unknown>;
 
 /** An event handler for publish/subscribe; its errors are logged, never returned. */
@@ -12,6 +12,16 @@ export type EventHandler = (msg: unknown, subject: string) => void;
 export interface RequestOptions {
   /** Milliseconds to wait for an answer before failing with a TIMEOUT ApiError. Default 10000. */
   timeoutMs?: number;
+  /** Resolve with the answer's JSON text instead of the parsed value (a gateway writing it
+   * straight into a response). A handler that answered with JsonText hands over that text
+   * untouched; any other answer is serialised once. */
+  raw?: boolean;
+}
+
+/** An answer a handler has already serialised: the bus carries the text as the answer's JSON
+ * (parsed for ordinary requests, passed through for `raw` ones) instead of encoding a value. */
+export class JsonText {
+  constructor(readonly text: string) {}
 }
 
 export interface ServeOptions {

@@ -1,15 +1,17 @@
 // MemoryBus: the in-process Bus. NATS-style subject matching, queue groups (round-robin),
-// JSON-cloned messages, errors crossing as their wire form, and a close() that drains.
+// messages crossing as JSON text (as on a real bus), errors crossing as their wire form, and a
+// close() that drains.
 
 import { ApiError, fromWire, toApiError, type WireError } from '../errors.js';
-import type {
-  Bus,
-  ErrorReply,
-  EventHandler,
-  RequestHandler,
-  RequestOptions,
-  ServeOptions,
-  Subscription,
+import {
+  JsonText,
+  type Bus,
+  type ErrorReply,
+  type EventHandler,
+  type RequestHandler,
+  type RequestOptions,
+  type ServeOptions,
+  type Subscription,
 } from './bus.js';
 import { assertSubject, reportEventError } from './subjects.js';
 
@@ -35,6 +37,8 @@ interface Entry {
 export class MemoryBus implements Bus {
   private readonly entries = new Map<number, Entry>();
   private readonly roundRobin = new Map<string, number>();
+  /** Entries matching a subject, by subject; cleared whenever an entry comes or goes. */
+  private readonly matchCache = new Map<string, Entry[]>();
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly onEventError: (err: unknown, subject: string) => void;
   private nextId = 1;
@@ -47,13 +51,14 @@ export class MemoryBus implements Bus {
   async request(subject: string, msg: unknown, opts: RequestOptions = {}): Promise<unknown> {
     this.assertOpen();
     assertSubject(subject, false);
-    const payload = cloneOrThrow(msg);
+    const payload = textOrThrow(msg);
     const targets = this.requestTargets(subject);
     if (targets.length === 0) throw new ApiError('SERVICE_UNAVAILABLE');
     const answers = targets.map((t) => this.track(answer(t.serve!, payload, subject)));
-    const reply = await withTimeout(Promise.race(answers), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const reply = await withTimeout(targets.length === 1 ? answers[0] : Promise.race(answers), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     if ('error' in reply) throw fromWire(reply.error);
-    return reply.ok;
+    if (opts.raw || reply.text === undefined) return reply.text;
+    return JSON.parse(reply.text);
   }
 
   async serve(subject: string, handler: RequestHandler, opts: ServeOptions = {}): Promise<Subscription> {
@@ -63,9 +68,9 @@ export class MemoryBus implements Bus {
   async publish(subject: string, msg: unknown): Promise<void> {
     this.assertOpen();
     assertSubject(subject, false);
-    const payload = cloneOrThrow(msg);
+    const payload = textOrThrow(msg);
     for (const entry of this.matching(subject)) {
-      if (entry.event) this.track(this.deliverEvent(entry.event, clone(payload), subject));
+      if (entry.event) this.track(this.deliverEvent(entry.event, parse(payload), subject));
     }
   }
 
@@ -92,12 +97,24 @@ export class MemoryBus implements Bus {
     assertSubject(subject, true);
     const id = this.nextId++;
     this.entries.set(id, { id, tokens: subject.split('.'), pattern: subject, ...parts });
-    return { unsubscribe: async () => void this.entries.delete(id) };
+    this.matchCache.clear();
+    return {
+      unsubscribe: async () => {
+        this.entries.delete(id);
+        this.matchCache.clear();
+      },
+    };
   }
 
   private matching(subject: string): Entry[] {
-    const tokens = subject.split('.');
-    return [...this.entries.values()].filter((e) => matches(e.tokens, tokens));
+    let found = this.matchCache.get(subject);
+    if (!found) {
+      const tokens = subject.split('.');
+      found = [...this.entries.values()].filter((e) => matches(e.tokens, tokens));
+      if (this.matchCache.size >= MATCH_CACHE_SIZE) this.matchCache.clear();
+      this.matchCache.set(subject, found);
+    }
+    return found;
   }
 
   /** Every plain server of subject, plus one member (round-robin) of each matching queue group. */
@@ -137,14 +154,18 @@ export class MemoryBus implements Bus {
   }
 }
 
-/** A handler's outcome as it crosses the bus. */
-type Reply = { ok: unknown } | ErrorReply;
+/** Subjects whose matching entries are remembered (cleared wholesale when full). */
+const MATCH_CACHE_SIZE = 10_000;
 
-/** Runs one handler on its own copy of the message; its answer or error comes back cloned. */
-async function answer(handler: RequestHandler, payload: unknown, subject: string): Promise<Reply> {
+/** A handler's outcome as it crosses the bus: the answer's JSON text (undefined for none). */
+type Reply = { text: string | undefined } | ErrorReply;
+
+/** Runs one handler on its own copy of the message; its answer crosses back as JSON text. */
+async function answer(handler: RequestHandler, payload: string | undefined, subject: string): Promise<Reply> {
   await Promise.resolve();
   try {
-    return { ok: clone(await handler(clone(payload), subject)) };
+    const value = await handler(parse(payload), subject);
+    return { text: value instanceof JsonText ? value.text : JSON.stringify(value) };
   } catch (err) {
     return { error: wireOf(err) };
   }
@@ -179,13 +200,17 @@ function matches(pattern: string[], subject: string[]): boolean {
 
 /** A JSON round trip: what a real bus would deliver. */
 function clone(value: unknown): unknown {
-  const text = JSON.stringify(value);
+  return parse(JSON.stringify(value));
+}
+
+function parse(text: string | undefined): unknown {
   return text === undefined ? undefined : JSON.parse(text);
 }
 
-function cloneOrThrow(value: unknown): unknown {
+/** The message as it would cross a real bus; a value JSON cannot carry is the caller's error. */
+function textOrThrow(value: unknown): string | undefined {
   try {
-    return clone(value);
+    return JSON.stringify(value);
   } catch (err) {
     throw toApiError(err);
   }

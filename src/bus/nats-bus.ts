@@ -3,14 +3,15 @@
 
 import { connect, ErrorCode, NatsError, type Msg, type NatsConnection, type Subscription as NatsSub } from 'nats';
 import { ApiError, fromWire, toApiError } from '../errors.js';
-import type {
-  Bus,
-  ErrorReply,
-  EventHandler,
-  RequestHandler,
-  RequestOptions,
-  ServeOptions,
-  Subscription,
+import {
+  JsonText,
+  type Bus,
+  type ErrorReply,
+  type EventHandler,
+  type RequestHandler,
+  type RequestOptions,
+  type ServeOptions,
+  type Subscription,
 } from './bus.js';
 import { assertSubject, reportEventError } from './subjects.js';
 
@@ -53,16 +54,16 @@ export class NatsBus implements Bus {
   async request(subject: string, msg: unknown, opts: RequestOptions = {}): Promise<unknown> {
     this.assertOpen();
     assertSubject(subject, false);
-    const data = encodeOrThrow(msg);
     const localHandler = this.local.get(subject);
-    if (localHandler) return this.answerHere(localHandler, subject, data);
+    if (localHandler) return this.answerHere(localHandler, subject, textOrThrow(msg), opts.raw === true);
+    const data = encodeOrThrow(msg);
     let reply: Msg;
     try {
       reply = await this.nc.request(subject, data, { timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS });
     } catch (err) {
       throw fromNatsError(err);
     }
-    return openEnvelope(reply.data);
+    return openEnvelope(decoder.decode(reply.data), opts.raw === true);
   }
 
   async serve(subject: string, handler: RequestHandler, opts: ServeOptions = {}): Promise<Subscription> {
@@ -77,16 +78,17 @@ export class NatsBus implements Bus {
     };
   }
 
-  /** A request answered in this process: the same encoding both ways as over NATS. */
-  private answerHere(handler: RequestHandler, subject: string, data: Uint8Array): Promise<unknown> {
+  /** A request answered in this process: the same JSON envelope both ways as over NATS (as
+   * text: the bytes would only be encoded and decoded again). */
+  private answerHere(handler: RequestHandler, subject: string, text: string | undefined, raw: boolean): Promise<unknown> {
     const work = (async () => {
-      let reply: Uint8Array;
+      let reply: string;
       try {
-        reply = encode({ ok: await handler(decode(data), subject) });
+        reply = okEnvelope(await handler(text === undefined ? undefined : JSON.parse(text), subject));
       } catch (err) {
-        reply = encodeError(err);
+        reply = errorEnvelope(err);
       }
-      return openEnvelope(reply);
+      return openEnvelope(reply, raw);
     })();
     this.track(work);
     return work;
@@ -154,13 +156,13 @@ export class NatsBus implements Bus {
 
   private async answer(m: Msg, handler: RequestHandler): Promise<void> {
     if (!m.reply) return; // a publish on a served subject: nobody to answer
-    let reply: Uint8Array;
+    let reply: string;
     try {
-      reply = encode({ ok: await handler(decode(m.data), m.subject) });
+      reply = okEnvelope(await handler(decode(m.data), m.subject));
     } catch (err) {
-      reply = encodeError(err);
+      reply = errorEnvelope(err);
     }
-    m.respond(reply);
+    m.respond(encoder.encode(reply));
   }
 
   private async deliverEvent(m: Msg, handler: EventHandler): Promise<void> {
@@ -195,20 +197,39 @@ function encodeOrThrow(value: unknown): Uint8Array {
   }
 }
 
-/** The error envelope; a cause that is not JSON is dropped rather than the whole error. */
-function encodeError(err: unknown): Uint8Array {
-  const wire = toApiError(err).toWire();
+function textOrThrow(value: unknown): string | undefined {
   try {
-    return encode({ error: wire });
-  } catch {
-    return encode({ error: { code: wire.code, message: wire.message } });
+    return JSON.stringify(value);
+  } catch (err) {
+    throw toApiError(err);
   }
 }
 
-function openEnvelope(data: Uint8Array): unknown {
+/** The start of every answer envelope; JsonText goes between it and the closing brace as is. */
+const OK_PREFIX = '{"ok":';
+
+/** `{"ok": answer}`, or `{}` for no answer. */
+function okEnvelope(value: unknown): string {
+  const text = value instanceof JsonText ? value.text : JSON.stringify(value);
+  return text === undefined ? '{}' : `${OK_PREFIX}${text}}`;
+}
+
+/** The error envelope; a cause that is not JSON is dropped rather than the whole error. */
+function errorEnvelope(err: unknown): string {
+  const wire = toApiError(err).toWire();
+  try {
+    return JSON.stringify({ error: wire });
+  } catch {
+    return JSON.stringify({ error: { code: wire.code, message: wire.message } });
+  }
+}
+
+/** The answer of a reply envelope (its JSON text when `raw`), or the error it carries. */
+function openEnvelope(text: string, raw: boolean): unknown {
+  if (raw && text.startsWith(OK_PREFIX) && text.endsWith('}')) return text.slice(OK_PREFIX.length, -1);
   let envelope: unknown;
   try {
-    envelope = decode(data);
+    envelope = text.length === 0 ? undefined : JSON.parse(text);
   } catch (err) {
     throw toApiError(err);
   }
@@ -216,7 +237,7 @@ function openEnvelope(data: Uint8Array): unknown {
     throw toApiError(new Error('malformed bus reply: not an envelope'));
   }
   const env = envelope as Envelope;
-  if (!('error' in env)) return env.ok;
+  if (!('error' in env)) return raw && 'ok' in env ? JSON.stringify(env.ok) : env.ok;
   if (typeof env.error?.code !== 'string') throw toApiError(new Error('malformed bus reply: bad error'));
   throw fromWire(env.error);
 }

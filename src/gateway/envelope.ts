@@ -6,9 +6,22 @@ import { NO_LIMIT_REPORTED } from '../domain/paging.js';
 
 export const API_META = { apiVersion: '0.0.1', apiEnrollmentVersion: '0.0.1' } as const;
 
+/** What `ctx.type = 'application/json'` sets, without the MIME lookup on every response. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 /** Writes `{data, meta}`; `meta` extends the API versions (pagination, filterableFields). */
 export function sendData(ctx: Context, data: unknown, meta: Record<string, unknown> = {}, status = 200): void {
   sendJson(ctx, status, { data, meta: { ...API_META, ...meta } });
+}
+
+/** The envelope's `meta` without pagination, serialised once. */
+const API_META_JSON = JSON.stringify(API_META);
+
+/** `{data, meta}` where data is JSON text already (a read answered as text by the query handler). */
+export function sendDataJson(ctx: Context, dataJson: string): void {
+  ctx.status = 200;
+  ctx.set('content-type', JSON_TYPE);
+  ctx.body = `{"data":${dataJson},"meta":${API_META_JSON}}`;
 }
 
 /** 201 with `{id, _links}` for a created entity. */
@@ -23,7 +36,7 @@ export function sendEmpty(ctx: Context): void {
 
 export function sendJson(ctx: Context, status: number, body: unknown): void {
   ctx.status = status;
-  ctx.type = 'application/json';
+  ctx.set('content-type', JSON_TYPE);
   // A JS number cannot carry 9223372036854775807 exactly; upstream reports it for "no limit".
   ctx.body = JSON.stringify(body).replace(`"limit":"${NO_LIMIT_REPORTED}"`, `"limit":${NO_LIMIT_REPORTED}`);
 }

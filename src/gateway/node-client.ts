@@ -21,6 +21,11 @@ export class NodeClient {
     return this.bus.request(this.querySubject, msg) as Promise<T>;
   }
 
+  /** A read whose answer is wanted as JSON text, to be written into a response unparsed. */
+  queryJson(msg: Record<string, unknown>): Promise<string> {
+    return this.bus.request(this.querySubject, msg, { raw: true }) as Promise<string>;
+  }
+
   /** A command for the actor that owns `id` of this kind (entity actor or kind catalog). */
   command<T = unknown>(decl: ResourceDecl, op: string, id: string, payload: Record<string, unknown> = {}): Promise<T> {
     if (decl.actor === 'entity') {

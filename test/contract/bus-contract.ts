@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Bus } from '../../src/bus/bus.js';
+import { JsonText, type Bus } from '../../src/bus/bus.js';
 import { ApiError } from '../../src/errors.js';
 
 /** Two connections to one bus, and how to release them. */
@@ -40,6 +40,19 @@ export function runBusContract(name: string, factory: () => Promise<BusPair>): v
     assert.deepEqual(await a.request('rt.echo', null), { msg: null, subject: 'rt.echo' });
     await b.serve('rt.void', async () => undefined);
     assert.equal(await a.request('rt.void', {}), undefined);
+  });
+
+  it('raw requests get the answer as JSON text; JsonText answers arrive parsed or untouched', async (a, b) => {
+    const text = '{"id":"x1","name":"caf\u00e9 ✓","list":[1,{"n":null}]}';
+    await b.serve('raw.text', async () => new JsonText(text));
+    await b.serve('raw.value', async (msg) => ({ echo: msg }));
+    await b.serve('raw.fail', async () => {
+      throw new ApiError('NOT_FOUND');
+    });
+    assert.equal(await a.request('raw.text', {}, { raw: true }), text);
+    assert.deepEqual(await a.request('raw.text', {}), { id: 'x1', name: 'café ✓', list: [1, { n: null }] });
+    assert.deepEqual(JSON.parse(String(await a.request('raw.value', 'é', { raw: true }))), { echo: 'é' });
+    await assert.rejects(a.request('raw.fail', {}, { raw: true }), (err) => err instanceof ApiError && err.code === 'NOT_FOUND');
   });
 
   it('ApiError code, status, message and cause cross the bus intact', async (a, b) => {

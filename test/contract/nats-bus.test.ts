@@ -2,6 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { JsonText } from '../../src/bus/bus.js';
 import { NatsBus } from '../../src/bus/nats-bus.js';
 import { ApiError } from '../../src/errors.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats-server.js';
@@ -35,6 +36,11 @@ test('nats-bus - a local subject answers its own process without the network, ot
     const sub = await a.serve('local.query', async (msg) => ({ echo: msg, at: 'a' }), { local: true });
     assert.deepEqual(await a.request('local.query', { n: 1 }), { echo: { n: 1 }, at: 'a' });
     assert.deepEqual(await b.request('local.query', { n: 2 }), { echo: { n: 2 }, at: 'a' });
+    const text = await a.serve('local.text', async () => new JsonText('{"v":[1,"é"]}'), { local: true });
+    assert.equal(await a.request('local.text', {}, { raw: true }), '{"v":[1,"é"]}');
+    assert.equal(await b.request('local.text', {}, { raw: true }), '{"v":[1,"é"]}');
+    assert.deepEqual(await b.request('local.text', {}), { v: [1, 'é'] });
+    await text.unsubscribe();
     await sub.unsubscribe();
     await assert.rejects(a.request('local.query', { n: 3 }, { timeoutMs: 500 }), (err: unknown) => err instanceof ApiError && err.code === 'SERVICE_UNAVAILABLE');
     const failing = await a.serve('local.fail', async () => {

@@ -1,6 +1,7 @@
 // The node-local query handler: answers reads (get, list, sessions, role attributes, counts)
 // from this node's replica, so reads never cross the network. It never writes.
 
+import { JsonText } from '../../bus/bus.js';
 import type { Entity } from '../../domain/commands.js';
 import { NO_LIMIT_REPORTED, parsePagingParam, resolvePaging } from '../../domain/paging.js';
 import { evaluate, parseQuery, parseSortParam, QueryError, type Query } from '../../domain/query/index.js';
@@ -59,10 +60,15 @@ export interface SessionInfo {
   requiredExtJwtSigner: string | null;
 }
 
+/** How many tokens the session lookup remembers (the oldest is forgotten first). */
+const TOKENS_REMEMBERED = 10_000;
+
 export class QueryHandler {
   private readonly engine: QueryEngine;
   private readonly presenter: Presenter;
   private readonly access: AccessQueries;
+  /** Recently presented tokens → their session (see sessionByToken); node memory only. */
+  private readonly tokenSessions = new Map<string, { id: string; tokenHash: string }>();
   /** Node-local features answering queries under their own prefix (`ops.` → OpsHandler). */
   private readonly delegates = new Map<string, (msg: Record<string, unknown>) => Promise<unknown>>();
 
@@ -99,7 +105,8 @@ export class QueryHandler {
     if (delegated) return delegated(msg);
     switch (msg.op) {
       case 'get':
-        return this.get(String(msg.kind), String(msg.id), viewerOf(msg));
+        // Serialised here once: the gateway writes the text into the response as it is.
+        return new JsonText(JSON.stringify(await this.get(String(msg.kind), String(msg.id), viewerOf(msg))));
       case 'list':
         return this.list(String(msg.kind), (msg.params ?? {}) as ListParams, viewerOf(msg));
       case 'related':
@@ -184,11 +191,30 @@ export class QueryHandler {
   }
 
   private async sessionOf(token: string): Promise<{ session: Entity; identity: Entity }> {
-    const session = token ? await this.replica.findUnique('api-sessions', 'tokenHash', hashToken(token)) : undefined;
+    const session = token ? await this.sessionByToken(token) : undefined;
     if (!session || this.sessions.isExpired(session)) throw new ApiError('UNAUTHORIZED');
     const identity = await this.replica.get('identities', String(session.identityId));
     if (!identity || isDisabled(identity)) throw new ApiError('UNAUTHORIZED');
     return { session, identity };
+  }
+
+  /** The API session a token belongs to. A token seen before skips the hash and the index
+   * lookup, but its session record is still read and its token hash compared every time, so a
+   * deleted or replaced session is refused at once. */
+  private async sessionByToken(token: string): Promise<Entity | undefined> {
+    const known = this.tokenSessions.get(token);
+    if (known) {
+      const session = await this.replica.get('api-sessions', known.id);
+      if (session?.tokenHash === known.tokenHash) return session;
+      this.tokenSessions.delete(token);
+    }
+    const tokenHash = hashToken(token);
+    const session = await this.replica.findUnique('api-sessions', 'tokenHash', tokenHash);
+    if (session) {
+      if (this.tokenSessions.size >= TOKENS_REMEMBERED) this.tokenSessions.delete(this.tokenSessions.keys().next().value!);
+      this.tokenSessions.set(token, { id: session.id, tokenHash });
+    }
+    return session;
   }
 
   /** Validates a token, marks the session active (sliding expiry) and says who the caller is. */

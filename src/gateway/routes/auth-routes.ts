@@ -6,7 +6,7 @@ import { resourceOf } from '../../domain/registry.js';
 import { ApiError } from '../../errors.js';
 import { KNOWN_METHODS, LOGIN_METHODS } from '../login/login-methods.js';
 import { loginPassesSecondaryExtJwt } from '../login/secondary-ext-jwt.js';
-import { sendData, sendEmpty } from '../envelope.js';
+import { sendData, sendDataJson, sendEmpty } from '../envelope.js';
 import { requireCaller } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
 
@@ -37,6 +37,6 @@ export function addAuthRoutes(router: Router, node: NodeClient): void {
   });
   router.get('/current-identity', async (ctx) => {
     const caller = requireCaller(ctx);
-    sendData(ctx, await node.query({ op: 'get', kind: 'identities', id: caller.identityId }));
+    sendDataJson(ctx, await node.queryJson({ op: 'get', kind: 'identities', id: caller.identityId }));
   });
 }

@@ -5,7 +5,7 @@ import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { newId } from '../../domain/ids.js';
 import type { ResourceDecl } from '../../domain/resource.js';
-import { sendCreated, sendData, sendEmpty } from '../envelope.js';
+import { sendCreated, sendData, sendDataJson, sendEmpty } from '../envelope.js';
 import { jsonBody } from '../middleware/body.js';
 import { requireAccess } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
@@ -62,7 +62,7 @@ export function addResourceRoutes(router: Router, node: NodeClient, decl: Resour
     const access = ops.get;
     router.get(`${base}/:id`, async (ctx) => {
       requireAccess(ctx, access);
-      sendData(ctx, await node.query({ op: 'get', kind, id: ctx.params.id, viewer: viewer(ctx) }));
+      sendDataJson(ctx, await node.queryJson({ op: 'get', kind, id: ctx.params.id, viewer: viewer(ctx) }));
     });
   }
   if (ops.create) {
