@@ -14,6 +14,7 @@ import { sessionMiddleware } from './middleware/session.js';
 import { NodeClient } from './node-client.js';
 import { addClientRoutes, addManagementRoutes } from './routes/index.js';
 import { addMetricsRoute } from './routes/metrics-route.js';
+import { indexRoutes } from './routes/route-index.js';
 import { CLIENT_PATH, MANAGEMENT_PATH, PRODUCT_VERSION, type BaseUrl } from './routes/info-routes.js';
 
 export interface GatewayOptions {
@@ -74,6 +75,8 @@ export function createGateway(opts: GatewayOptions): Koa {
   const root = new Router();
   if (opts.metrics) addMetricsRoute(root, opts.metrics);
 
+  indexRoutes(management, MANAGEMENT_PATH);
+  indexRoutes(client, CLIENT_PATH);
   for (const router of [root, management, client]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true, methodNotAllowed: () => new ApiError('METHOD_NOT_ALLOWED') }));
@@ -89,7 +92,8 @@ function report(ctx: Koa.Context, ms: number): RequestReport {
   const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
   const error = ctx.state.error as { code: string; cause?: unknown } | undefined;
   const caller = ctx.state.caller as { identityId?: string } | undefined;
-  const method = ctx.query.method;
+  const login = isLogin(ctx);
+  const method = login ? ctx.query.method : undefined;
   return {
     requestId: ctx.state.requestId,
     method: ctx.method,
@@ -100,6 +104,6 @@ function report(ctx: Koa.Context, ms: number): RequestReport {
     identityId: caller?.identityId,
     errorCode: error?.code,
     errorCause: error?.cause,
-    loginMethod: isLogin(ctx) && typeof method === 'string' ? method : undefined,
+    loginMethod: typeof method === 'string' ? method : undefined,
   };
 }
