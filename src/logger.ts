@@ -14,9 +14,13 @@ export interface Logger {
 }
 
 export function createLogger(level: Level, base: Record<string, unknown> = {}, sink = defaultSink): Logger {
+  const plainBase = isPlain(base);
   const write = (at: Level, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[at] < ORDER[level]) return;
-    sink(at, JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...base, ...fields }, redactingReplacer));
+    const entry = { time: now(), level: at, msg, ...base, ...fields };
+    // Flat entries with no secret-looking field and no key material need no replacer walk.
+    const plain = plainBase && (fields === undefined || isPlain(fields)) && !msg.includes('PRIVATE KEY-----');
+    sink(at, plain ? JSON.stringify(entry) : JSON.stringify(entry, redactingReplacer));
   };
   return {
     debug: (m, f) => write('debug', m, f),
@@ -50,6 +54,43 @@ function defaultSink(level: Level, line: string): void {
  * must not pass secrets in the first place). */
 const SECRET_FIELD = /^(?:.*password.*|.*passwd.*|.*secret.*|token|.*token(?:hash)?|zt-session|authorization|cookie|set-cookie|salt|.*hash|jwt|.*privatekey.*|.*keypem|key|otp|totp|recoverycodes?|code_verifier)$/i;
 const PRIVATE_KEY_PEM = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g;
+
+/** Field names already tested against SECRET_FIELD (a small, fixed vocabulary in practice). */
+const secretName = new Map<string, boolean>();
+
+function isSecretName(key: string): boolean {
+  let secret = secretName.get(key);
+  if (secret === undefined) {
+    secret = SECRET_FIELD.test(key);
+    if (secretName.size < 10_000) secretName.set(key, secret);
+  }
+  return secret;
+}
+
+/** True when every value is a boolean or null, or a number or a string without key material
+ * under a name that does not look secret: such fields serialise exactly as the redacting
+ * replacer would leave them. */
+function isPlain(fields: Record<string, unknown>): boolean {
+  for (const key in fields) {
+    const value = fields[key];
+    if (value === undefined || value === null || typeof value === 'boolean') continue;
+    if (typeof value === 'string' ? value.includes('PRIVATE KEY-----') : typeof value !== 'number') return false;
+    if (isSecretName(key)) return false;
+  }
+  return true;
+}
+
+/** The ISO time, formatted once per millisecond. */
+let lastMs = 0;
+let lastIso = '';
+function now(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}
 
 function redactingReplacer(key: string, value: unknown): unknown {
   if (key !== '' && SECRET_FIELD.test(key) && value !== null && value !== undefined && typeof value !== 'boolean') return '[redacted]';

@@ -73,9 +73,17 @@ export function isValidSubject(subject: string, allowWildcards: boolean): boolea
 
 /** Throws UNHANDLED (as an ApiError) for a malformed subject; both buses check with this. */
 export function assertSubject(subject: string, allowWildcards: boolean): void {
-  if (isValidSubject(subject, allowWildcards)) return;
-  throw toApiError(new Error(`invalid subject ${JSON.stringify(subject)}`));
+  if (!allowWildcards && knownPlain.has(subject)) return;
+  if (!isValidSubject(subject, allowWildcards)) throw toApiError(new Error(`invalid subject ${JSON.stringify(subject)}`));
+  if (!allowWildcards) {
+    if (knownPlain.size >= KNOWN_SUBJECTS) knownPlain.clear();
+    knownPlain.add(subject);
+  }
 }
+
+/** Plain subjects already found valid (a few hundred in practice: queries and command shards). */
+const knownPlain = new Set<string>();
+const KNOWN_SUBJECTS = 10_000;
 
 /** The default report of an event handler's failure (events have nobody to answer). */
 export function reportEventError(err: unknown, subject: string): void {

@@ -88,7 +88,9 @@ export class Histogram extends Metric {
       data = { labels: slot.labels, buckets: this.buckets.map(() => 0), sum: 0, count: 0 };
       this.data.set(key, data);
     }
-    for (const [i, bound] of this.buckets.entries()) if (value <= bound) data.buckets[i]++;
+    // Counted in the first bucket that holds the value; render() makes them cumulative.
+    const i = firstAtLeast(this.buckets, value);
+    if (i < data.buckets.length) data.buckets[i]++;
     data.sum += value;
     data.count++;
   }
@@ -96,8 +98,10 @@ export class Histogram extends Metric {
   override render(): string[] {
     const lines: string[] = [];
     for (const d of this.data.values()) {
+      let cumulative = 0;
       for (const [i, bound] of this.buckets.entries()) {
-        lines.push(`${this.name}_bucket${labelText([...this.labelNames, 'le'], [...d.labels, formatValue(bound)])} ${d.buckets[i]}`);
+        cumulative += d.buckets[i];
+        lines.push(`${this.name}_bucket${labelText([...this.labelNames, 'le'], [...d.labels, formatValue(bound)])} ${cumulative}`);
       }
       lines.push(`${this.name}_bucket${labelText([...this.labelNames, 'le'], [...d.labels, '+Inf'])} ${d.count}`);
       lines.push(`${this.name}_sum${labelText(this.labelNames, d.labels)} ${formatValue(d.sum)}`);
@@ -105,6 +109,18 @@ export class Histogram extends Metric {
     }
     return lines;
   }
+}
+
+/** Index of the first bound >= value (bounds ascending), or bounds.length. */
+function firstAtLeast(bounds: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = bounds.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (bounds[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Holds the metrics of one node and renders them for GET /metrics. */

@@ -33,6 +33,22 @@ describe('logger redaction', () => {
     for (const secret of ['hunter2-pw', 'n3w-pw', 'tok-123', 'abc.def', 'h4sh', 's4lt', 'MIIEvQ']) assert.ok(!lines[0]!.includes(secret), secret);
   });
 
+  it('redacts flat entries (numbers and strings under secret names, child fields) as nested ones', () => {
+    const lines: string[] = [];
+    const log = createLogger('debug', { sessionToken: 'base-tok' }, (_level, line) => lines.push(line)).child({ jwt: 'child-jwt' });
+    log.info('flat', { otp: 123456, totp: '654321', zitiPassword: 'pw-flat', identityId: 'id-2', count: 7, ok: false, none: null });
+    log.info(`msg with ${KEY_PEM}`, { status: 200 });
+    const entry = JSON.parse(lines[0]!);
+    assert.deepEqual(
+      { otp: entry.otp, totp: entry.totp, zitiPassword: entry.zitiPassword, sessionToken: entry.sessionToken, jwt: entry.jwt },
+      { otp: '[redacted]', totp: '[redacted]', zitiPassword: '[redacted]', sessionToken: '[redacted]', jwt: '[redacted]' },
+    );
+    assert.deepEqual([entry.identityId, entry.count, entry.ok, entry.none], ['id-2', 7, false, null]);
+    for (const secret of ['123456', '654321', 'pw-flat', 'base-tok', 'child-jwt']) assert.ok(!lines[0]!.includes(secret), secret);
+    assert.ok(!lines[1]!.includes('MIIEvQ'));
+    assert.match(lines[1]!, /\[redacted private key\]/);
+  });
+
   it('cuts private-key PEM blocks out of messages, fields and error stacks', () => {
     const lines: string[] = [];
     const log = createLogger('debug', {}, (_level, line) => lines.push(line));

@@ -22,6 +22,8 @@ const parse = koaBody({
 
 export async function bodyMiddleware(ctx: Context, next: Next): Promise<void> {
   const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+  // koa-body parses only POST, PUT, PATCH and DELETE; a bodiless read skips it altogether.
+  if (!hasBody && (ctx.method === 'GET' || ctx.method === 'HEAD')) return next();
   if (hasBody && Number(ctx.get('content-length') || 0) > 1024 * 1024) throw new ApiError('REQUEST_ENTITY_TOO_LARGE');
   if (hasBody && !ctx.is('json', 'text/*', 'application/x-pem-file', 'application/pkcs10')) {
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
