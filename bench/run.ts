@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { killAllCliNodes } from '../test/support/cli-node.js';
 import { BENCH_DIR } from './lib/harness.js';
 import { certificateIssuance } from './scenarios/certificates.js';
+import { costCurve } from './scenarios/cost-curve.js';
 import { postureEvents } from './scenarios/posture.js';
 import { accessLarge, listLarge, loginsVsReads, sizeRatio, startLarge } from './scenarios/scale.js';
 import { createIdentity, getIdentity, getIdentityNats } from './scenarios/throughput.js';
@@ -22,6 +23,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'start-100k': startLarge,
   posture: postureEvents,
   certificates: certificateIssuance,
+  'cost-curve': costCurve,
 };
 
 function format(rows: Row[]): string {

@@ -23,9 +23,11 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   });
 }
 
-/** The bare Koa hello-world over HTTPS, with the node's own certificate. */
-export async function startBaseline(dataDir: string): Promise<{ origin: string; stop(): void }> {
-  const child = spawn(process.execPath, [KOA_JS, join(dataDir, 'pki', 'server.pem'), join(dataDir, 'pki', 'server.key.pem')], {
+/** The bare Koa hello-world over HTTPS, with the node's own certificate. `work` makes it a
+ * stand-in handler instead: `spinUs` of synchronous CPU per request and a `bytes`-sized answer. */
+export async function startBaseline(dataDir: string, work?: { spinUs: number; bytes: number }): Promise<{ origin: string; stop(): void }> {
+  const extra = work ? [String(work.spinUs), String(work.bytes)] : [];
+  const child = spawn(process.execPath, [KOA_JS, join(dataDir, 'pki', 'server.pem'), join(dataDir, 'pki', 'server.key.pem'), ...extra], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<number>((done, fail) => {
