@@ -53,7 +53,7 @@ export class SessionKeeper {
 
   /** The later of the replicated and the locally seen activity. */
   lastActivity(session: Entity): number {
-    return Math.max(this.activity.get(session.id) ?? 0, Date.parse(String(session.lastActivityAt ?? session.createdAt)));
+    return Math.max(this.activity.get(session.id) ?? 0, replicatedActivity(session));
   }
 
   expiresAt(session: Entity): number {
@@ -100,4 +100,17 @@ export class SessionKeeper {
     this.activity.delete(sessionId);
     this.dirty.delete(sessionId);
   }
+}
+
+/** Parsed replicated activity times, by record object (the replica hands out the same frozen
+ * record until it changes, so each version is parsed once). */
+const parsedActivity = new WeakMap<Entity, number>();
+
+function replicatedActivity(session: Entity): number {
+  let at = parsedActivity.get(session);
+  if (at === undefined) {
+    at = Date.parse(String(session.lastActivityAt ?? session.createdAt));
+    parsedActivity.set(session, at);
+  }
+  return at;
 }

@@ -33,7 +33,9 @@ export function sessionMiddleware(node: NodeClient) {
     if (token) {
       try {
         const info = await node.query<Omit<Caller, 'token' | 'extJwtPassed'>>({ op: 'resolveSession', token });
-        const caller: Caller = { ...info, token, extJwtPassed: await passesSecondaryExtJwt(ctx, node, info) };
+        // Most callers owe no ext-jwt token: no need to look at the request for one.
+        const extJwtPassed = typeof info.requiredExtJwtSigner === 'string' ? await passesSecondaryExtJwt(ctx, node, info) : false;
+        const caller: Caller = { ...info, token, extJwtPassed };
         // A partially authenticated session (TOTP or ext-jwt token owed) counts as no session
         // outside the allow-list.
         if (!hasSecondaryOutstanding(caller) || isAllowedWhilePartial(ctx.method, ctx.path)) ctx.state.caller = caller;
