@@ -18,7 +18,8 @@ export class CachedKv implements KvStore {
   /** Writes made while the mirror is being built, replayed into it before it is used. */
   private journal: KvOp[][] | undefined;
   private warming: Promise<void> | undefined;
-  private pending: KvOp[] = [];
+  /** Batches applied to the mirror and not yet handed to the disk. */
+  private pending: KvOp[][] = [];
   private flushing: Promise<void> | undefined;
   private failure: Error | undefined;
 
@@ -83,7 +84,7 @@ export class CachedKv implements KvStore {
     }
     await this.mirror.batch(ops);
     if (ops.length === 0) return;
-    this.pending.push(...ops);
+    this.pending.push(ops);
     this.flushing ??= this.writeBehind();
   }
 
@@ -98,9 +99,9 @@ export class CachedKv implements KvStore {
     await Promise.resolve();
     try {
       while (this.pending.length > 0) {
-        const ops = this.pending;
+        const batches = this.pending;
         this.pending = [];
-        await this.disk.batch(ops);
+        await this.disk.batch(batches.length === 1 ? batches[0] : joined(batches));
       }
     } catch (err) {
       // The disk refused a write the mirror accepted: stop taking writes rather than diverge.
@@ -131,4 +132,12 @@ export class CachedKv implements KvStore {
   snapshot(): KvSnapshot {
     return this.warm ? this.mirror.snapshot() : this.disk.snapshot();
   }
+}
+
+/** Several batches as one list of ops, in order (a loop: spreading a batch of a few hundred
+ * thousand ops into push() overflows the stack). */
+function joined(batches: KvOp[][]): KvOp[] {
+  const out: KvOp[] = [];
+  for (const ops of batches) for (const op of ops) out.push(op);
+  return out;
 }

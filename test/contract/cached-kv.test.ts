@@ -48,3 +48,26 @@ test('cached-kv - a refused batch changes neither disk nor mirror', async () => 
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('cached-kv - a warm batch of 300,000 ops is written behind whole, with the batches around it', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'weft-cached-kv-'));
+  try {
+    const first = new CachedKv({ path: join(dir, 'db') });
+    await first.open();
+    await first.whenWarm();
+    const big = Array.from({ length: 300_000 }, (_, i) => ({ type: 'put' as const, key: `k${String(i).padStart(6, '0')}`, value: '' }));
+    await first.batch([{ type: 'put', key: 'a', value: 'before' }]);
+    await first.batch(big);
+    await first.batch([{ type: 'put', key: 'z', value: 'after' }]);
+    await first.flush();
+    await first.close();
+    const second = new CachedKv({ path: join(dir, 'db') });
+    await second.open();
+    assert.equal(await second.get('a'), 'before');
+    assert.equal(await second.get('k299999'), '');
+    assert.equal(await second.get('z'), 'after');
+    await second.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
