@@ -54,7 +54,7 @@ export class MemoryKv implements KvStore {
 
   async *entries(range: KvRange): AsyncIterable<[string, string]> {
     this.#assertOpen();
-    yield* scanAsync(this.#snapshot(), range);
+    yield* this.#scan(range);
   }
 
   /** Counts the keys in a range in O(log n) from the nodes' sizes (synchronous: no snapshot). */
@@ -65,7 +65,15 @@ export class MemoryKv implements KvStore {
 
   async *keys(range: KvRange): AsyncIterable<string> {
     this.#assertOpen();
-    for await (const [key] of scanAsync(this.#snapshot(), range)) yield key;
+    for await (const [key] of this.#scan(range)) yield key;
+  }
+
+  /** A scan that sees the store as it is now. A short range (most reads: an index value, an
+   * entity's links) is copied out at once, so it needs no snapshot, and the next write need not
+   * copy the nodes on its path; a longer one walks a snapshot. */
+  #scan(range: KvRange): Iterable<[string, string]> | AsyncIterable<[string, string]> {
+    if (countRange(this.#root, range) <= COPY_OUT) return [...scanRange(this.#root, range)];
+    return scanAsync(this.#snapshot(), range);
   }
 
   /**
@@ -253,6 +261,9 @@ function findIn(root: BTreeNode, key: string, native = nativeOrderExact(key)): s
   const i = lowerBound(node.keys, key, native);
   return node.keys[i] === key ? node.vals[i] : undefined;
 }
+
+/** Ranges of at most this many entries are copied out instead of scanned on a snapshot. */
+const COPY_OUT = 256;
 
 /** Entries this many apart let the event loop run: an in-memory scan only ever resolves
  * microtasks, so a long one (an integrity check, an unindexed filter over a large kind) would

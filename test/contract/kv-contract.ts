@@ -156,6 +156,17 @@ export function runKvContract(name: string, factory: KvFactory): void {
     assert.equal(await kv.get(pad(3)), `v:${pad(3)}`);
   });
 
+  it('a short range read while writing sees the store as it was when the read began', async (kv) => {
+    await kv.batch(Array.from({ length: 100 }, (_, i) => put(pad(i * 2))));
+    const seen: string[] = [];
+    for await (const key of kv.keys({ gte: pad(20), lt: pad(60) })) {
+      seen.push(key);
+      await kv.batch([put(pad(seen.length * 2 + 21)), { type: 'del', key: pad(seen.length * 2 + 22) }]);
+    }
+    assert.deepEqual(seen, Array.from({ length: 20 }, (_, i) => pad(20 + i * 2)));
+    assert.deepEqual(await keysOf(kv, { gte: pad(20), lt: pad(26) }), [pad(20), pad(22), pad(23), pad(25)]);
+  });
+
   it('several open iterators keep their own snapshots across writes', async (kv) => {
     await kv.batch(Array.from({ length: 300 }, (_, i) => put(pad(i))));
     const a = kv.keys({})[Symbol.asyncIterator]();
