@@ -112,7 +112,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const bus: Bus = config.natsUrl ? await NatsBus.connect(config.natsUrl.split(','), { name: `weft-${nodeId}` }) : new MemoryBus();
   const pool = WorkerPool.create({ threads: config.workerThreads });
 
-  const applying = commandLog.follow(replica.appliedSeq, (entry) => replica.apply(entry));
+  const applying = commandLog.followBatches(replica.appliedSeq, (entries) => replica.applyBatch(entries));
   await replica.waitFor(await commandLog.lastSeq(), 120_000).catch(() => undefined);
 
   const proposer = new Proposer(commandLog, replica, nodeId);

@@ -3,7 +3,7 @@
 
 import type { Entity, Op } from '../domain/commands.js';
 import { resourceOf } from '../domain/registry.js';
-import { fieldsOf } from '../domain/resource.js';
+import { fieldsOf, type ResourceDecl } from '../domain/resource.js';
 import { validateBody, type WriteMode } from '../domain/validate.js';
 import { PREPARE } from '../domain/write-rules.js';
 import { ApiError } from '../errors.js';
@@ -61,10 +61,19 @@ export class EntityWriter {
   private prepare(kind: string, body: unknown, old: Entity | undefined, mode: WriteMode): Record<string, unknown> {
     const decl = resourceOf(kind);
     const values = validateBody(decl, body, mode);
-    for (const [name, spec] of Object.entries(decl.fields)) if (spec.transient) delete values[name];
+    for (const name of transientFields(decl)) delete values[name];
     PREPARE[kind]?.(values, old, mode);
     return values;
   }
+}
+
+const TRANSIENT = new Map<ResourceDecl, string[]>();
+
+/** The fields a body may carry but a record never stores, once per declaration. */
+function transientFields(decl: ResourceDecl): string[] {
+  let names = TRANSIENT.get(decl);
+  if (!names) TRANSIENT.set(decl, (names = Object.entries(decl.fields).filter(([, spec]) => spec.transient).map(([name]) => name)));
+  return names;
 }
 
 /** On replace, fields the client cannot write survive from the stored record. */

@@ -4,7 +4,7 @@
 import type { KvOp, KvStore } from '../store/kv.js';
 import { LevelKv } from '../store/level-kv.js';
 import type { Log, LogEntry } from './log.js';
-import { LogFollower, type FollowSource, type LogSubscription } from './log-follower.js';
+import { LogFollower, type BatchHandler, type FollowSource, type LogSubscription } from './log-follower.js';
 
 export { LogTrimmedError, type LogSubscription } from './log-follower.js';
 
@@ -18,6 +18,8 @@ const MAX_BATCH = 4096;
 /** Serialized recent entries kept in memory so live followers need not read them back. */
 const CACHE_SIZE = 8192;
 const DELETE_CHUNK = 1000;
+/** Most entries followBatches() hands over at once, by default. */
+const FOLLOW_BATCH = 256;
 
 /** Where a LocalLog keeps its entries: a LevelDB directory it owns, or a store given to it
  * (MemoryLog passes a MemoryKv). Either way the store holds this log and nothing else. */
@@ -110,10 +112,21 @@ export class LocalLog<C = unknown> implements Log<C> {
    * trimmed. The subscription's `done` settles when delivery ends: it resolves after close(),
    * or rejects with the error that stopped it (a throwing handler, a trim overtaking it). */
   follow(afterSeq: number, handler: (entry: LogEntry<C>) => Promise<void>): LogSubscription {
+    return this.#follow(afterSeq, (entries) => handler(entries[0]), 1);
+  }
+
+  /** See {@link Log.followBatches}: as follow(), but entries already committed when the
+   * handler is free come as one run of up to `maxBatch` (an apply loop commits them together). */
+  followBatches(afterSeq: number, handler: (entries: LogEntry<C>[]) => Promise<void>, maxBatch = FOLLOW_BATCH): LogSubscription {
+    if (!Number.isSafeInteger(maxBatch) || maxBatch < 1) throw new RangeError(`followBatches: bad maxBatch ${maxBatch}`);
+    return this.#follow(afterSeq, handler, maxBatch);
+  }
+
+  #follow(afterSeq: number, handler: BatchHandler<C>, maxBatch: number): LogSubscription {
     if (this.#state !== 'open') throw new Error(`LocalLog is ${this.#state}; cannot follow`);
     if (!Number.isSafeInteger(afterSeq) || afterSeq < 0) throw new RangeError(`follow: bad afterSeq ${afterSeq}`);
     LogFollower.assertAvailable(afterSeq, this.#firstSeq);
-    const follower = new LogFollower<C>(this.#source, afterSeq, handler, () => this.#followers.delete(follower));
+    const follower = new LogFollower<C>(this.#source, afterSeq, handler, () => this.#followers.delete(follower), maxBatch);
     this.#followers.add(follower);
     return follower;
   }

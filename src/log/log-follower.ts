@@ -1,5 +1,5 @@
 // LogFollower: one follow() subscription of a LocalLog — catches up from the store (streamed),
-// then delivers new entries as they commit, one at a time, until closed.
+// then delivers new entries as they commit, in runs of up to `maxBatch` entries, until closed.
 
 import type { LogEntry } from './log.js';
 
@@ -37,7 +37,11 @@ export class LogTrimmedError extends Error {
   }
 }
 
-/** A running subscription. Delivery order is seq order with no gaps; the handler is awaited. */
+/** Receives a run of consecutive entries (at least one, at most the follower's maxBatch). */
+export type BatchHandler<C> = (entries: LogEntry<C>[]) => Promise<void>;
+
+/** A running subscription. Delivery order is seq order with no gaps; the handler is awaited.
+ * Entries that are already committed when the handler is free are delivered together. */
 export class LogFollower<C> implements LogSubscription {
   readonly done: Promise<void>;
   #stopped = false;
@@ -51,8 +55,9 @@ export class LogFollower<C> implements LogSubscription {
   constructor(
     private readonly source: FollowSource,
     afterSeq: number,
-    private readonly handler: (entry: LogEntry<C>) => Promise<void>,
+    private readonly handler: BatchHandler<C>,
     onEnd: () => void,
+    private readonly maxBatch = 1,
   ) {
     this.done = this.#run(afterSeq + 1).finally(onEnd);
     this.done.catch(() => {}); // observed through `done`; never an unhandled rejection
@@ -85,25 +90,43 @@ export class LogFollower<C> implements LogSubscription {
   /** Delivers from memory if the entry is cached, else streams from the store up to the
    * current commit point; returns the next seq to deliver. */
   async #deliverFrom(next: number): Promise<number> {
-    const cached = this.source.cached(next);
-    if (cached !== undefined) {
-      await this.#deliver(next, cached);
-      return next + 1;
-    }
+    if (this.source.cached(next) !== undefined) return this.#deliverCached(next);
     LogFollower.assertAvailable(next - 1, this.source.firstSeq());
     const to = this.source.committed();
+    let run: LogEntry<C>[] = [];
     for await (const [key, json] of this.source.stream(next, to)) {
       if (this.#stopped) return next;
-      if (Number(key) !== next) break;
-      await this.#deliver(next++, json);
+      if (Number(key) !== next + run.length) break;
+      run.push(this.#entry(next + run.length, json));
+      if (run.length < this.maxBatch && this.source.cached(next + run.length) === undefined) continue;
+      await this.handler(run);
+      next += run.length;
+      run = [];
       if (this.source.cached(next) !== undefined) return next;
+    }
+    if (run.length > 0 && !this.#stopped) {
+      await this.handler(run);
+      next += run.length;
     }
     if (next <= to && !this.#stopped && this.source.cached(next) === undefined) throw this.#missing(next);
     return next;
   }
 
-  async #deliver(seq: number, json: string): Promise<void> {
-    await this.handler({ seq, command: JSON.parse(json) as C });
+  /** Delivers the committed entries from `next` on that are still in memory, as one run. */
+  async #deliverCached(next: number): Promise<number> {
+    const last = Math.min(this.source.committed(), next + this.maxBatch - 1);
+    const run: LogEntry<C>[] = [];
+    for (let seq = next; seq <= last; seq++) {
+      const json = this.source.cached(seq);
+      if (json === undefined) break;
+      run.push(this.#entry(seq, json));
+    }
+    await this.handler(run);
+    return next + run.length;
+  }
+
+  #entry(seq: number, json: string): LogEntry<C> {
+    return { seq, command: JSON.parse(json) as C };
   }
 
   #missing(seq: number): Error {

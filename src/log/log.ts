@@ -14,6 +14,9 @@ export interface Log<C = unknown> {
   /** Entries with seq > afterSeq in order, then follows new appends until the returned
    * subscription is closed. The handler is awaited: entries are delivered one at a time. */
   follow(afterSeq: number, handler: (entry: LogEntry<C>) => Promise<void>): { close(): Promise<void> };
+  /** As follow(), but entries that are already durable when the handler is free are handed
+   * over together, in seq order, at most `maxBatch` at a time (never an empty run). */
+  followBatches(afterSeq: number, handler: (entries: LogEntry<C>[]) => Promise<void>, maxBatch?: number): { close(): Promise<void> };
   /** The highest durable sequence (0 when empty). */
   lastSeq(): Promise<number>;
   close(): Promise<void>;

@@ -1,23 +1,52 @@
 // Data-integrity check of the access index: recomputes every policy's selection from scratch
-// (no index, only records and the matching rule) and compares it with the stored links.
+// (no index, only records and the matching rule) and compares it with the stored links and
+// the entities' policy lists.
 
 import type { Entity } from '../domain/commands.js';
 import { matchesRoles, splitRoles, type Semantic } from '../domain/policy.js';
 import { RESOURCES } from '../domain/registry.js';
 import { roleFields } from '../domain/resource.js';
-import { entityLinkKey, linkParts, policyLinkKey, recordRange } from './keys.js';
+import { entityPoliciesKey, joinPolicyIds, linkParts, policyLinkKey, recordRange, splitPolicyIds } from './keys.js';
 import type { KvStore } from './kv.js';
 
-/** One difference between the stored access index and a from-scratch evaluation. */
+/** One difference between the stored access index and a from-scratch evaluation. `missing`
+ * and `wrong` are repaired by putting `value`; `stale` by deleting the key. */
 export interface AccessProblem {
-  kind: 'missing' | 'stale';
+  kind: 'missing' | 'stale' | 'wrong';
   key: string;
+  /** What the key should hold (missing and wrong only). */
+  value?: string;
   description: string;
 }
 
 /** Every problem found (empty when the index is exact). Streams the kinds it reads. */
 export async function checkAccessIndex(kv: KvStore): Promise<AccessProblem[]> {
-  const expected = new Set<string>();
+  const { links, lists } = await expectedIndex(kv);
+  const problems: AccessProblem[] = [];
+  for await (const key of kv.keys({ gt: 'l\x00', lt: 'l\x00\xff' })) {
+    if (!links.delete(key)) problems.push({ kind: 'stale', key, description: `stale access link ${linkParts(key).join(' / ')}` });
+  }
+  for (const key of links) problems.push({ kind: 'missing', key, value: '', description: `missing access link ${linkParts(key).join(' / ')}` });
+  for await (const [key, value] of kv.entries({ gt: 'e\x00', lt: 'e\x00\xff' })) {
+    const ids = lists.get(key);
+    lists.delete(key);
+    const wanted = ids && joinPolicyIds(ids);
+    if (wanted === undefined) {
+      problems.push({ kind: 'stale', key, description: `stale access list ${describeList(key, value)}` });
+    } else if (wanted !== value) {
+      problems.push({ kind: 'wrong', key, value: wanted, description: `wrong access list ${describeList(key, value)}, should be [${splitPolicyIds(wanted).join(', ')}]` });
+    }
+  }
+  for (const [key, ids] of lists) {
+    problems.push({ kind: 'missing', key, value: joinPolicyIds(ids), description: `missing access list ${describeList(key, joinPolicyIds(ids))}` });
+  }
+  return problems;
+}
+
+/** The links and policy lists the records call for. */
+async function expectedIndex(kv: KvStore): Promise<{ links: Set<string>; lists: Map<string, string[]> }> {
+  const links = new Set<string>();
+  const lists = new Map<string, string[]>();
   for (const policy of RESOURCES) {
     for (const [field, target] of roleFields(policy)) {
       const policies: Entity[] = [];
@@ -27,22 +56,19 @@ export async function checkAccessIndex(kv: KvStore): Promise<AccessProblem[]> {
         const entity = JSON.parse(raw) as Entity;
         for (const p of policies) {
           if (!matchesRoles(splitRoles((p[field] as string[]) ?? []), (p.semantic ?? 'AllOf') as Semantic, entity)) continue;
-          expected.add(policyLinkKey(policy.kind, p.id, target, entity.id));
-          expected.add(entityLinkKey(target, entity.id, policy.kind, p.id));
+          links.add(policyLinkKey(policy.kind, p.id, target, entity.id));
+          const key = entityPoliciesKey(target, entity.id, policy.kind);
+          const list = lists.get(key);
+          if (list) list.push(p.id);
+          else lists.set(key, [p.id]);
         }
       }
     }
   }
-  const problems: AccessProblem[] = [];
-  const seen = new Set<string>();
-  for (const prefix of ['l\x00', 'b\x00']) {
-    for await (const key of kv.keys({ gt: prefix, lt: `${prefix}\xff` })) {
-      seen.add(key);
-      if (!expected.has(key)) problems.push({ kind: 'stale', key, description: `stale access link ${linkParts(key).join(' / ')}` });
-    }
-  }
-  for (const key of expected) {
-    if (!seen.has(key)) problems.push({ kind: 'missing', key, description: `missing access link ${linkParts(key).join(' / ')}` });
-  }
-  return problems;
+  return { links, lists };
+}
+
+/** `identities / id / service-policies = [p1, p2]` */
+function describeList(key: string, value: string): string {
+  return `${linkParts(key).join(' / ')} = [${splitPolicyIds(value).join(', ')}]`;
 }

@@ -1,5 +1,6 @@
 // The denormalised access index, maintained inside apply: for every policy, the entities each
-// of its role lists selects, in both directions (policy → entity and entity → policy). Access
+// of its role lists selects, in both directions (policy → entity: one key per link, so a large
+// policy's members are paged; entity → policies: one list per entity and policy kind). Access
 // questions (which services may this identity dial?) then walk links instead of policies.
 
 import { fieldError } from '../errors.js';
@@ -7,83 +8,177 @@ import type { Entity } from '../domain/commands.js';
 import { matchesRoles, splitRoles, type Roles, type Semantic } from '../domain/policy.js';
 import { RESOURCES, resourceOf } from '../domain/registry.js';
 import { roleFields, type ResourceDecl } from '../domain/resource.js';
-import { entityLinkKey, entityLinkRange, idFromIndexKey, idFromRecordKey, indexValueRange, lastPart, linkParts, policyLinkKey, policyLinkRange, recordKey, recordRange } from './keys.js';
+import {
+  entityPoliciesKey,
+  entityPoliciesRange,
+  idFromIndexKey,
+  idFromRecordKey,
+  indexValueRange,
+  joinPolicyIds,
+  lastPart,
+  policyLinkKey,
+  policyLinkRange,
+  recordKey,
+  recordRange,
+  splitPolicyIds,
+} from './keys.js';
 import type { Transaction } from './transaction.js';
 
 /** The policy kinds whose role lists select entities of `kind`, with the selecting field. */
 export function policiesSelecting(kind: string): { policy: ResourceDecl; field: string }[] {
   const out: { policy: ResourceDecl; field: string }[] = [];
   for (const policy of RESOURCES) {
-    for (const [field, target] of roleFields(policy)) if (target === kind) out.push({ policy, field });
+    for (const [field, target] of roleFieldsOf(policy)) if (target === kind) out.push({ policy, field });
   }
   return out;
+}
+
+const ROLE_FIELDS = new Map<ResourceDecl, [field: string, target: string][]>();
+
+/** roleFields(decl), computed once per declaration (apply asks for every write). */
+export function roleFieldsOf(decl: ResourceDecl): [field: string, target: string][] {
+  let fields = ROLE_FIELDS.get(decl);
+  if (!fields) ROLE_FIELDS.set(decl, (fields = roleFields(decl)));
+  return fields;
 }
 
 /** Recomputes which entities a written policy selects and updates the links to match. */
 export async function syncPolicy(tx: Transaction, decl: ResourceDecl, policy: Entity): Promise<void> {
   const semantic = (policy.semantic ?? 'AllOf') as Semantic;
-  for (const [field, target] of roleFields(decl)) {
+  const links = new LinkWriter(tx);
+  for (const [field, target] of roleFieldsOf(decl)) {
     const roles = splitRoles((policy[field] as string[] | undefined) ?? []);
     await requireExisting(tx, field, target, roles.ids);
     const wanted = await selectMembers(tx, target, roles, semantic);
     const current = new Set((await tx.keysIn(policyLinkRange(decl.kind, policy.id, target))).map(lastPart));
-    for (const id of wanted) if (!current.has(id)) link(tx, decl.kind, policy.id, target, id);
-    for (const id of current) if (!wanted.has(id)) unlink(tx, decl.kind, policy.id, target, id);
+    for (const id of wanted) if (!current.has(id)) links.link(decl.kind, policy.id, target, id);
+    for (const id of current) if (!wanted.has(id)) links.unlink(decl.kind, policy.id, target, id);
   }
+  await links.write();
 }
 
 /** Removes every link of a deleted policy. */
 export async function unlinkPolicy(tx: Transaction, decl: ResourceDecl, policyId: string): Promise<void> {
-  for (const [, target] of roleFields(decl)) {
+  const links = new LinkWriter(tx);
+  for (const [, target] of roleFieldsOf(decl)) {
     for (const key of await tx.keysIn(policyLinkRange(decl.kind, policyId, target))) {
-      unlink(tx, decl.kind, policyId, target, lastPart(key));
+      links.unlink(decl.kind, policyId, target, lastPart(key));
     }
   }
+  await links.write();
 }
 
 /**
  * Re-evaluates the policies that could select a created or re-attributed entity: those naming
- * one of its attributes, `#all` or its `@id` (found through the role-list indexes), plus those
- * that selected it before. Never a scan of all policies.
+ * one of its attributes, `#all` or (once it exists) its `@id`, found through the role-list
+ * indexes, plus those that selected it before (its policy list). Never a scan of all policies.
  */
 export async function syncEntity(tx: Transaction, kind: string, entity: Entity, created = false): Promise<void> {
   const attributes = Array.isArray(entity.roleAttributes) ? (entity.roleAttributes as string[]) : [];
-  const values = ['#all', `@${entity.id}`, ...attributes.map((a) => `#${a}`)];
-  for (const { policy, field } of policiesSelecting(kind)) {
-    const ranges = values.map((value) => tx.keysIn(indexValueRange(policy.kind, field, value)));
-    if (!created) ranges.push(tx.keysIn(entityLinkRange(kind, entity.id, policy.kind)));
-    const candidates = [...new Set((await Promise.all(ranges)).flat().map(lastPart))];
+  // A new entity cannot be named by `@id` yet: a role list may only name existing entities.
+  const values = [...(created ? [] : [`@${entity.id}`]), '#all', ...attributes.map((a) => `#${a}`)];
+  const links = new LinkWriter(tx);
+  for (const { policy, fields } of policyKindsSelecting(kind)) {
+    const ranges = fields.flatMap((field) => values.map((value) => tx.keysIn(indexValueRange(policy.kind, field, value))));
+    const before = new Set(created ? [] : splitPolicyIds(await tx.get(entityPoliciesKey(kind, entity.id, policy.kind))));
+    const candidates = [...new Set([...(await Promise.all(ranges)).flat().map(lastPart), ...before])];
     if (candidates.length === 0) continue;
-    const records = await tx.getMany(candidates.map((id) => recordKey(policy.kind, id)));
-    const links = created ? [] : await tx.getMany(candidates.map((id) => entityLinkKey(kind, entity.id, policy.kind, id)));
+    const records = await tx.getRecords(candidates.map((id) => recordKey(policy.kind, id)));
     candidates.forEach((policyId, i) => {
-      const raw = records[i];
-      if (raw === undefined) return;
-      const record = JSON.parse(raw) as Entity;
-      const matches = matchesRoles(splitRoles((record[field] as string[]) ?? []), (record.semantic ?? 'AllOf') as Semantic, entity);
-      const linked = !created && links[i] !== undefined;
-      if (matches && !linked) link(tx, policy.kind, policyId, kind, entity.id);
-      if (!matches && linked) unlink(tx, policy.kind, policyId, kind, entity.id);
+      const record = records[i];
+      if (record === undefined) return;
+      const semantic = (record.semantic ?? 'AllOf') as Semantic;
+      const matches = fields.some((field) => matchesRoles(rolesOf(record, field), semantic, entity));
+      const linked = before.has(policyId);
+      if (matches && !linked) links.link(policy.kind, policyId, kind, entity.id);
+      if (!matches && linked) links.unlink(policy.kind, policyId, kind, entity.id);
     });
   }
+  await links.write();
 }
 
 /** Removes every link of a deleted entity (its `@id` entries are stripped separately). */
 export async function unlinkEntity(tx: Transaction, kind: string, entityId: string): Promise<void> {
-  for (const key of await tx.keysIn(entityLinkRange(kind, entityId))) {
-    const [, , policyKind, policyId] = linkParts(key);
-    unlink(tx, policyKind, policyId, kind, entityId);
+  const keys = await tx.keysIn(entityPoliciesRange(kind, entityId));
+  const lists = await tx.getMany(keys);
+  keys.forEach((key, i) => {
+    const policyKind = lastPart(key);
+    for (const policyId of splitPolicyIds(lists[i])) tx.del(policyLinkKey(policyKind, policyId, kind, entityId));
+    tx.del(key);
+  });
+}
+
+/** Split role lists of shared (cached, frozen) policy records, so that each is split once. */
+const SPLIT = new WeakMap<Entity, Map<string, Roles>>();
+
+function rolesOf(policy: Entity, field: string): Roles {
+  if (!Object.isFrozen(policy)) return splitRoles((policy[field] as string[] | undefined) ?? []);
+  let fields = SPLIT.get(policy);
+  if (!fields) SPLIT.set(policy, (fields = new Map()));
+  let roles = fields.get(field);
+  if (!roles) fields.set(field, (roles = splitRoles((policy[field] as string[] | undefined) ?? [])));
+  return roles;
+}
+
+const SELECTING = new Map<string, { policy: ResourceDecl; fields: string[] }[]>();
+
+/** The policy kinds whose role lists select entities of `kind`, with those fields (computed
+ * once per kind). */
+function policyKindsSelecting(kind: string): { policy: ResourceDecl; fields: string[] }[] {
+  const known = SELECTING.get(kind);
+  if (known) return known;
+  const out = new Map<string, { policy: ResourceDecl; fields: string[] }>();
+  for (const { policy, field } of policiesSelecting(kind)) {
+    const entry = out.get(policy.kind) ?? { policy, fields: [] };
+    entry.fields.push(field);
+    out.set(policy.kind, entry);
   }
+  SELECTING.set(kind, [...out.values()]);
+  return SELECTING.get(kind)!;
 }
 
-function link(tx: Transaction, policyKind: string, policyId: string, kind: string, id: string): void {
-  tx.put(policyLinkKey(policyKind, policyId, kind, id), '');
-  tx.put(entityLinkKey(kind, id, policyKind, policyId), '');
-}
+/**
+ * Writes links in both directions: the policy's `l` key at once, and the entity's policy list
+ * (one key per entity and policy kind) once per entity in write(), however many of its links
+ * changed. Call write() before the transaction is used further.
+ */
+class LinkWriter {
+  /** Policy-list key → policy id → linked (true) or unlinked (false). */
+  private readonly changes = new Map<string, Map<string, boolean>>();
 
-function unlink(tx: Transaction, policyKind: string, policyId: string, kind: string, id: string): void {
-  tx.del(policyLinkKey(policyKind, policyId, kind, id));
-  tx.del(entityLinkKey(kind, id, policyKind, policyId));
+  constructor(private readonly tx: Transaction) {}
+
+  link(policyKind: string, policyId: string, kind: string, id: string): void {
+    this.tx.put(policyLinkKey(policyKind, policyId, kind, id), '');
+    this.note(entityPoliciesKey(kind, id, policyKind), policyId, true);
+  }
+
+  unlink(policyKind: string, policyId: string, kind: string, id: string): void {
+    this.tx.del(policyLinkKey(policyKind, policyId, kind, id));
+    this.note(entityPoliciesKey(kind, id, policyKind), policyId, false);
+  }
+
+  async write(): Promise<void> {
+    if (this.changes.size === 0) return;
+    const keys = [...this.changes.keys()];
+    const stored = await this.tx.getMany(keys);
+    keys.forEach((key, i) => {
+      const ids = new Set(splitPolicyIds(stored[i]));
+      for (const [policyId, linked] of this.changes.get(key)!) {
+        if (linked) ids.add(policyId);
+        else ids.delete(policyId);
+      }
+      if (ids.size === 0) this.tx.del(key);
+      else this.tx.put(key, joinPolicyIds(ids));
+    });
+    this.changes.clear();
+  }
+
+  private note(key: string, policyId: string, linked: boolean): void {
+    let entry = this.changes.get(key);
+    if (!entry) this.changes.set(key, (entry = new Map()));
+    entry.set(policyId, linked);
+  }
 }
 
 /** `@id` entries must name existing entities: 400 with the unknown ids as the value. */

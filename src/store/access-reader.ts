@@ -2,7 +2,7 @@
 // and what an entity reaches through a policy kind. Lookups over links, never a policy scan.
 
 import type { Entity } from '../domain/commands.js';
-import { entityLinkRange, lastPart, policyLinkRange } from './keys.js';
+import { entityPoliciesKey, lastPart, policyLinkRange, splitPolicyIds } from './keys.js';
 import type { Replica } from './replica.js';
 
 export class AccessReader {
@@ -10,12 +10,14 @@ export class AccessReader {
 
   /** Ids of the policies of `policyKind` that select the entity. */
   async policiesOf(kind: string, id: string, policyKind: string): Promise<string[]> {
-    return this.lastParts(entityLinkRange(kind, id, policyKind));
+    return splitPolicyIds(await this.replica.kv.get(entityPoliciesKey(kind, id, policyKind)));
   }
 
   /** Ids of the entities of `targetKind` the policy selects. */
   async membersOf(policyKind: string, policyId: string, targetKind: string): Promise<string[]> {
-    return this.lastParts(policyLinkRange(policyKind, policyId, targetKind));
+    const out: string[] = [];
+    for await (const key of this.replica.kv.keys(policyLinkRange(policyKind, policyId, targetKind))) out.push(lastPart(key));
+    return out;
   }
 
   /**
@@ -52,11 +54,5 @@ export class AccessReader {
     const types = new Set((await this.grantingPolicies(identityId, serviceId)).map((p) => String(p.type)));
     const out = ['Bind', 'Dial'].filter((t) => types.has(t));
     return out.length > 0 ? out : ['Invalid'];
-  }
-
-  private async lastParts(range: { gt: string; lt: string }): Promise<string[]> {
-    const out: string[] = [];
-    for await (const key of this.replica.kv.keys(range)) out.push(lastPart(key));
-    return out;
   }
 }

@@ -4,8 +4,8 @@
 import { ApiError, fieldError } from '../errors.js';
 import type { Command, Entity, Op } from '../domain/commands.js';
 import { RESOURCES, resourceOf } from '../domain/registry.js';
-import { fieldsOf, roleFields, type ResourceDecl } from '../domain/resource.js';
-import { syncEntity, syncPolicy, unlinkEntity, unlinkPolicy } from './access-index.js';
+import { fieldsOf, type FieldSpec, type ResourceDecl } from '../domain/resource.js';
+import { roleFieldsOf, syncEntity, syncPolicy, unlinkEntity, unlinkPolicy } from './access-index.js';
 import { CASCADES, guardDelete } from '../domain/rules.js';
 import { countKey, idFromIndexKey, indexKey, indexValueRange, recordKey, uniqueKey } from './keys.js';
 import { checkListReferences, stripListReferences } from './list-references.js';
@@ -63,9 +63,9 @@ async function applyOp(ctx: ApplyContext, op: Op): Promise<void> {
   }
 }
 
+/** The record as the transaction sees it; possibly a shared frozen object: never change it. */
 export async function readEntity(tx: Transaction, kind: string, id: string): Promise<Entity | undefined> {
-  const raw = await tx.get(recordKey(kind, id));
-  return raw === undefined ? undefined : (JSON.parse(raw) as Entity);
+  return tx.getRecord(recordKey(kind, id));
 }
 
 async function createEntity(ctx: ApplyContext, decl: ResourceDecl, record: Entity): Promise<void> {
@@ -76,8 +76,7 @@ async function createEntity(ctx: ApplyContext, decl: ResourceDecl, record: Entit
 
 async function writeEntity(ctx: ApplyContext, decl: ResourceDecl, record: Entity, old: Entity | undefined): Promise<void> {
   const { tx } = ctx;
-  const fields = fieldsOf(decl);
-  for (const [name, spec] of Object.entries(fields)) {
+  for (const [name, spec] of fieldsWhere(decl, 'checked')) {
     const value = record[name];
     const before = old?.[name];
     if (spec.unique && value !== null && value !== undefined && value !== before) {
@@ -95,7 +94,7 @@ async function writeEntity(ctx: ApplyContext, decl: ResourceDecl, record: Entity
   }
   await checkListReferences(tx, decl, record, old);
   putRecord(tx, decl, record, old);
-  if (roleFields(decl).length > 0) await syncPolicy(tx, decl, record);
+  if (roleFieldsOf(decl).length > 0) await syncPolicy(tx, decl, record);
   if (decl.selectable && !sameAttributes(old, record)) await syncEntity(tx, decl.kind, record, old === undefined);
 }
 
@@ -112,7 +111,7 @@ function sameAttributes(old: Entity | undefined, record: Entity): boolean {
 /** Removes `@id` of a deleted entity from every policy role list that names it. */
 async function stripRoleReferences(ctx: ApplyContext, kind: string, id: string): Promise<void> {
   for (const policy of RESOURCES) {
-    for (const [field, target] of roleFields(policy)) {
+    for (const [field, target] of roleFieldsOf(policy)) {
       if (target !== kind) continue;
       for (const key of await ctx.tx.keysIn(indexValueRange(policy.kind, field, `@${id}`))) {
         const record = await readEntity(ctx.tx, policy.kind, idFromIndexKey(key));
@@ -140,7 +139,7 @@ async function deleteEntity(ctx: ApplyContext, decl: ResourceDecl, id: string, i
   }
   await stripListReferences(tx, decl.kind, id, ctx.at, (d, r, o) => putRecord(tx, d, r, o));
   await refuseIfReferenced(tx, decl.kind, id);
-  if (roleFields(decl).length > 0) await unlinkPolicy(tx, decl, id);
+  if (roleFieldsOf(decl).length > 0) await unlinkPolicy(tx, decl, id);
   if (decl.selectable) {
     await unlinkEntity(tx, decl.kind, id);
     await stripRoleReferences(ctx, decl.kind, id);
@@ -170,8 +169,7 @@ async function refuseIfReferenced(tx: Transaction, kind: string, id: string): Pr
  * compares the store against this. */
 export function indexedEntries(decl: ResourceDecl, record: Entity): { key: string; unique?: string }[] {
   const out: { key: string; unique?: string }[] = [];
-  for (const [name, spec] of Object.entries(fieldsOf(decl))) {
-    if (!spec.indexed && !spec.unique && !spec.ref) continue;
+  for (const [name, spec] of fieldsWhere(decl, 'indexed')) {
     const value = record[name];
     if (spec.unique && value !== null && value !== undefined) {
       out.push({ key: uniqueKey(decl.kind, name, value), unique: record.id });
@@ -180,6 +178,19 @@ export function indexedEntries(decl: ResourceDecl, record: Entity): { key: strin
     for (const v of values) out.push({ key: indexKey(decl.kind, name, v, record.id) });
   }
   return out;
+}
+
+const FIELDS = { checked: new Map<ResourceDecl, [string, FieldSpec][]>(), indexed: new Map<ResourceDecl, [string, FieldSpec][]>() };
+
+/** A declaration's fields (base fields included) that apply checks on write (unique or ref),
+ * or keeps in indexes (indexed, unique or ref); listed once per declaration. */
+function fieldsWhere(decl: ResourceDecl, which: keyof typeof FIELDS): [string, FieldSpec][] {
+  let fields = FIELDS[which].get(decl);
+  if (!fields) {
+    const wanted = (spec: FieldSpec) => (which === 'checked' ? spec.unique || spec.ref : spec.indexed || spec.unique || spec.ref);
+    FIELDS[which].set(decl, (fields = Object.entries(fieldsOf(decl)).filter(([, spec]) => wanted(spec))));
+  }
+  return fields;
 }
 
 function addIndexes(tx: Transaction, decl: ResourceDecl, record: Entity): void {

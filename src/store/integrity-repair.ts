@@ -8,9 +8,11 @@ import type { ResourceDecl } from '../domain/resource.js';
 import { ApiError } from '../errors.js';
 import { syncPolicy } from './access-index.js';
 import type { ApplyContext } from './apply.js';
-import { isJustified, readRecord, referencedIds, refRules, withoutMissing, type EntriesOf, type RefRule } from './integrity-rules.js';
+import { isJustified, justifiedPolicyList, readRecord, referencedIds, refRules, withoutMissing, type EntriesOf, type RefRule } from './integrity-rules.js';
 import { countKey, recordKey, recordRange } from './keys.js';
 import type { Transaction } from './transaction.js';
+
+const SEP = '\x00';
 
 /** The parts of apply a repair reuses (passed in by apply.ts, which owns them). */
 export interface RepairHelpers {
@@ -22,6 +24,7 @@ export interface RepairHelpers {
 export async function applyRepair(ctx: ApplyContext, repair: Repair, helpers: RepairHelpers): Promise<void> {
   const { tx } = ctx;
   const read = (key: string) => tx.get(key);
+  if ((repair.action === 'put' || repair.action === 'del') && isPolicyListKey(repair.key)) return repairPolicyList(tx, repair.key);
   switch (repair.action) {
     case 'put': {
       const current = await tx.get(repair.key);
@@ -47,6 +50,20 @@ export async function applyRepair(ctx: ApplyContext, repair: Repair, helpers: Re
     case 'dropRef':
       return dropRef(ctx, repair, helpers);
   }
+}
+
+/** An entity's policy list (`e` key) is set to what the records call for now, whatever the
+ * repair proposed: it is recomputed from the policies, so it never undoes a later write. */
+async function repairPolicyList(tx: Transaction, key: string): Promise<void> {
+  const parts = key.split(SEP);
+  const wanted = parts.length === 4 ? await justifiedPolicyList((k) => tx.get(k), (range) => tx.keysIn(range), parts[1], parts[2], parts[3]) : '';
+  const current = await tx.get(key);
+  if (wanted === '' && current !== undefined) tx.del(key);
+  if (wanted !== '' && current !== wanted) tx.put(key, wanted);
+}
+
+function isPolicyListKey(key: string): boolean {
+  return key.startsWith(`e${SEP}`);
 }
 
 /** Drops the references to missing entities. For a role list, every role list of the policy is

@@ -1,13 +1,13 @@
 // What the records justify, shared by the integrity check (integrity.ts) and the repairs apply
-// runs (integrity-repair.ts): whether a derived key (index, unique, access link) should exist,
-// and which fields reference other entities. Reads through a `read` function; never writes.
+// runs (integrity-repair.ts): whether a derived key (index, unique, access link or list) should
+// exist, and which fields reference other entities. Reads through `read`; never writes.
 
 import type { Entity } from '../domain/commands.js';
 import { matchesRoles, splitRoles, type Semantic } from '../domain/policy.js';
 import { hasResource, resourceOf } from '../domain/registry.js';
 import { fieldsOf, roleFields, type ResourceDecl } from '../domain/resource.js';
 import { CASCADES, LIST_REFERENCES } from '../domain/rules.js';
-import { recordKey } from './keys.js';
+import { idFromRecordKey, joinPolicyIds, recordKey, recordRange, splitPolicyIds } from './keys.js';
 
 /** Reads one key of the store (or of a transaction, or of a snapshot). */
 export type Read = (key: string) => Promise<string | undefined>;
@@ -19,9 +19,10 @@ const SEP = '\x00';
 
 /**
  * Whether `key` holding `value` is what the records say it should be. Only derived keys are
- * judged: index (`i`), unique (`u`) and access-link (`l`, `b`) keys. Every other key (records,
- * counts, the applied sequence, families this code does not know) counts as justified, so the
- * integrity code never touches it.
+ * judged: index (`i`), unique (`u`), access-link (`l`) and policy-list (`e`) keys. Every other
+ * key (records, counts, the applied sequence and format, families this code does not know)
+ * counts as justified, so the integrity code never touches it. A policy list is judged by the
+ * ids it holds (a policy it lacks needs a scan: see justifiedPolicyList).
  */
 export async function isJustified(read: Read, key: string, value: string, entriesOf: EntriesOf): Promise<boolean> {
   const parts = key.split(SEP);
@@ -32,8 +33,8 @@ export async function isJustified(read: Read, key: string, value: string, entrie
       return parts.length === 4 && derivedFrom(read, parts[1], value, key, value, entriesOf);
     case 'l':
       return parts.length === 5 && linkJustified(read, parts[1], parts[2], parts[3], parts[4]);
-    case 'b':
-      return parts.length === 5 && linkJustified(read, parts[3], parts[4], parts[1], parts[2]);
+    case 'e':
+      return parts.length === 4 && policyListPlausible(read, parts[1], parts[2], parts[3], value);
     default:
       return true;
   }
@@ -67,6 +68,34 @@ async function linkJustified(read: Read, policyKind: string, policyId: string, t
   if (!policy || !entity) return false;
   const semantic = (policy.semantic ?? 'AllOf') as Semantic;
   return fields.some(([field]) => matchesRoles(splitRoles((policy[field] as string[] | undefined) ?? []), semantic, entity));
+}
+
+/** A policy list names only policies that select the entity, at least one, in canonical form. */
+async function policyListPlausible(read: Read, targetKind: string, entityId: string, policyKind: string, value: string): Promise<boolean> {
+  const ids = splitPolicyIds(value);
+  if (ids.length === 0 || joinPolicyIds(ids) !== value) return false;
+  for (const id of ids) if (!(await linkJustified(read, policyKind, id, targetKind, entityId))) return false;
+  return true;
+}
+
+/** Lists the keys of a range as the reader sees it (a transaction's keysIn). */
+export type ListKeys = (range: { gt: string; lt: string }) => Promise<string[]>;
+
+/** The value the records call for at the policy-list key of an entity and policy kind: every
+ * policy of that kind whose role lists select the entity ('' when none: no key). */
+export async function justifiedPolicyList(read: Read, listKeys: ListKeys, targetKind: string, entityId: string, policyKind: string): Promise<string> {
+  if (!hasResource(policyKind) || !hasResource(targetKind)) return '';
+  const fields = roleFields(resourceOf(policyKind)).filter(([, target]) => target === targetKind);
+  const entity = fields.length > 0 ? await readRecord(read, targetKind, entityId) : undefined;
+  if (!entity) return '';
+  const ids: string[] = [];
+  for (const key of await listKeys(recordRange(policyKind))) {
+    const policy = await readRecord(read, policyKind, idFromRecordKey(key));
+    if (!policy) continue;
+    const semantic = (policy.semantic ?? 'AllOf') as Semantic;
+    if (fields.some(([field]) => matchesRoles(splitRoles((policy[field] as string[] | undefined) ?? []), semantic, entity))) ids.push(policy.id);
+  }
+  return joinPolicyIds(ids);
 }
 
 /**

@@ -42,7 +42,7 @@ export async function checkIntegrity(kv: KvStore, opts: IntegrityCheckOptions): 
   }
   if (opts.aborted?.()) return;
   for (const problem of await checkAccessIndex(kv)) {
-    const repair: Repair = problem.kind === 'missing' ? { action: 'put', key: problem.key, value: '' } : { action: 'del', key: problem.key };
+    const repair: Repair = problem.kind === 'stale' ? { action: 'del', key: problem.key } : { action: 'put', key: problem.key, value: problem.value ?? '' };
     await opts.onProblem({ description: problem.description, repair });
   }
 }

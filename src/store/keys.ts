@@ -1,6 +1,8 @@
 // The replica's key layout in the ordered KV store, and the order-preserving encoding of
 // indexed values. The only file that knows how keys are spelled.
 
+import { compareUtf8 } from './compare-utf8.js';
+
 const SEP = '\x00';
 
 /** `r␀kind␀id` → record JSON */
@@ -67,8 +69,12 @@ export function encodeValue(value: unknown): string {
   if (typeof value === 'boolean') return value ? 'b1' : 'b0';
   if (typeof value === 'number') return `c${encodeNumber(value)}`;
   if (value instanceof Date) return `d${value.toISOString()}`;
-  return `d${String(value).replace(/\x01/g, '\x01\x02').replace(/\x00/g, '\x01\x01')}`;
+  const text = String(value);
+  return `d${ESCAPED.test(text) ? text.replace(/\x01/g, '\x01\x02').replace(/\x00/g, '\x01\x01') : text}`;
 }
+
+/** A string that needs escaping (most never do: one test instead of two replaces). */
+const ESCAPED = /[\x00\x01]/;
 
 /** The string an encoded value stands for, or undefined when it is not a string. */
 export function decodeStringValue(encoded: string): string | undefined {
@@ -98,15 +104,29 @@ export function policyLinkRange(policyKind: string, policyId: string, targetKind
   return { gt: base, lt: `${base}\xff` };
 }
 
-/** `b␀targetKind␀entityId␀policyKind␀policyId` → '' : the reverse of a policy link. */
-export function entityLinkKey(targetKind: string, entityId: string, policyKind: string, policyId: string): string {
-  return `b${SEP}${targetKind}${SEP}${entityId}${SEP}${policyKind}${SEP}${policyId}`;
+/**
+ * `e␀targetKind␀entityId␀policyKind` → the ids of the policies of that kind that select the
+ * entity, sorted (compareUtf8) and joined by ␀; the key is absent when there are none. The
+ * reverse of the policy links, one key per entity and policy kind (not one per link).
+ */
+export function entityPoliciesKey(targetKind: string, entityId: string, policyKind: string): string {
+  return `e${SEP}${targetKind}${SEP}${entityId}${SEP}${policyKind}`;
 }
 
-/** All policies of policyKind that select an entity (every policy kind when omitted). */
-export function entityLinkRange(targetKind: string, entityId: string, policyKind?: string): { gt: string; lt: string } {
-  const base = `b${SEP}${targetKind}${SEP}${entityId}${SEP}${policyKind === undefined ? '' : `${policyKind}${SEP}`}`;
+/** Every policy-list key of an entity (one per policy kind that selects it). */
+export function entityPoliciesRange(targetKind: string, entityId: string): { gt: string; lt: string } {
+  const base = `e${SEP}${targetKind}${SEP}${entityId}${SEP}`;
   return { gt: base, lt: `${base}\xff` };
+}
+
+/** The policy ids a policy-list value holds (none for an absent key). */
+export function splitPolicyIds(value: string | undefined): string[] {
+  return value === undefined || value === '' ? [] : value.split(SEP);
+}
+
+/** The value of a policy-list key: ids sorted, without repeats ('' = none: delete the key). */
+export function joinPolicyIds(ids: Iterable<string>): string {
+  return [...new Set(ids)].sort(compareUtf8).join(SEP);
 }
 
 /** The last component of a link key (the linked id). */
@@ -118,3 +138,30 @@ export function lastPart(key: string): string {
 export function linkParts(key: string): string[] {
   return key.split(SEP).slice(1);
 }
+
+/**
+ * The bucket of a key: its family and kind (`i␀identities`, `r␀identities`), the part that the
+ * two bounds of every range apply reads share, so every key inside such a range has it too.
+ * Undefined for a key with fewer than two separators.
+ */
+export function keyBucket(key: string): string | undefined {
+  const first = key.indexOf(SEP);
+  if (first < 0) return undefined;
+  const second = key.indexOf(SEP, first + 1);
+  return second < 0 ? undefined : key.slice(0, second);
+}
+
+/** True for a record key (`r␀kind␀id`). */
+export function isRecordKey(key: string): boolean {
+  return key.startsWith(`r${SEP}`);
+}
+
+/**
+ * The replica's data format, kept in `m␀format`. 1 (no key): one `b␀targetKind␀id␀policyKind␀
+ * policyId` key per policy link. 2: one `e…` policy-list key per entity and policy kind.
+ */
+export const FORMAT_KEY = `m${SEP}format`;
+export const REPLICA_FORMAT = 2;
+
+/** Format 1's reverse links, `b␀targetKind␀entityId␀policyKind␀policyId` (read only to upgrade). */
+export const LEGACY_ENTITY_LINKS = { gt: `b${SEP}`, lt: `b${SEP}\xff` };

@@ -14,8 +14,7 @@ import type { Transaction } from './transaction.js';
 export type PutRecord = (decl: ResourceDecl, record: Entity, old: Entity) => void;
 
 async function read(tx: Transaction, kind: string, id: string): Promise<Entity | undefined> {
-  const raw = await tx.get(recordKey(kind, id));
-  return raw === undefined ? undefined : (JSON.parse(raw) as Entity);
+  return tx.getRecord(recordKey(kind, id));
 }
 
 /** Throws 400 on the list field when an id is unknown or two entities share a `onePer` group. */

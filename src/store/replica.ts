@@ -1,5 +1,6 @@
-// The replica: the node's LevelDB copy of all model data, built by applying the log in order.
-// Owns apply results and read access; it never decides anything non-deterministic.
+// The replica: the node's LevelDB copy of all model data, built by applying the log in order
+// (consecutive entries share one store batch). Owns apply results and read access, with a
+// cache of decoded records; it never decides anything non-deterministic.
 
 import { EventEmitter } from 'node:events';
 import { ApiError, toApiError } from '../errors.js';
@@ -16,15 +17,22 @@ import {
   indexPrefix,
   indexRange,
   indexValueRange,
+  isRecordKey,
   recordKey,
   uniqueKey,
   valueFromIndexKey,
 } from './keys.js';
 import type { KvStore } from './kv.js';
-import { Transaction } from './transaction.js';
+import { ensureFormat } from './replica-format.js';
+import { RangeCache } from './range-cache.js';
+import { Transaction, type TxCaches } from './transaction.js';
 
 /** How many recent apply results are kept for proposers that have not collected theirs yet. */
 const RESULTS_KEPT = 20_000;
+/** Most log entries applied in one store batch. */
+const APPLY_RUN = 256;
+/** Most decoded records kept for reads (when full, the eighth decoded first is dropped). */
+const RECORDS_CACHED = 50_000;
 
 export interface AppliedEvent {
   seq: number;
@@ -36,7 +44,18 @@ export class Replica {
   private applied = 0;
   private readonly counts = new Map<string, number>();
   private readonly results = new Map<number, ApplyResult>();
+  private oldestResult: number | undefined;
   private readonly waiters = new Map<number, ((r: ApplyResult) => void)[]>();
+  /** Decoded, deep-frozen records by record key; a commit drops every record key it writes. */
+  private readonly records = new Map<string, Entity>();
+  /** Bumped after every commit: a read that started before one never fills the cache. */
+  private epoch = 0;
+  /** Commits under way: reads made meanwhile do not fill the cache either. */
+  private committing = 0;
+  /** Range reads kept across applies; a commit drops the buckets it writes. */
+  private readonly ranges = new RangeCache();
+  /** What apply's transactions share: the record cache, and the range cache. */
+  private readonly caches: TxCaches = { records: { getMany: (keys: string[]) => this.readRecords(keys) }, ranges: this.ranges };
   /** Emits 'applied' (AppliedEvent) after each command is committed to the store. */
   readonly events = new EventEmitter();
 
@@ -44,7 +63,9 @@ export class Replica {
     this.events.setMaxListeners(100);
   }
 
+  /** Reads the applied sequence and the counts; upgrades an older data format first. */
   async open(): Promise<void> {
+    await ensureFormat(this.kv);
     this.applied = Number((await this.kv.get(APPLIED_SEQ_KEY)) ?? 0);
     for (const decl of RESOURCES) this.counts.set(decl.kind, Number((await this.kv.get(countKey(decl.kind))) ?? 0));
   }
@@ -54,27 +75,84 @@ export class Replica {
     return this.applied;
   }
 
-  /** Applies one log entry; called in log order by the apply loop. A command whose writes the
-   * store refuses is rejected like any other: the loop never stops on one entry. */
+  /** Applies one log entry; called in log order by the apply loop. */
   async apply(entry: LogEntry<Command>): Promise<void> {
-    if (entry.seq <= this.applied) return;
-    const tx = new Transaction(this.kv);
-    let result: ApplyResult = { ok: true };
-    let deltas = new Map<string, number>();
+    await this.applyBatch([entry]);
+  }
+
+  /**
+   * Applies consecutive log entries in order, as one store batch per run of up to APPLY_RUN
+   * (entries already applied are skipped). Each entry keeps its own result: it is applied in a
+   * savepoint of the run's transaction, kept when it succeeds and rolled back when it is
+   * rejected, so a rejected entry writes nothing and its neighbours are kept. A command whose
+   * writes the store refuses is rejected like any other: the loop never stops on one entry.
+   */
+  async applyBatch(entries: LogEntry<Command>[]): Promise<void> {
+    const fresh = entries.filter((entry) => entry.seq > this.applied);
+    for (let i = 0; i < fresh.length; i += APPLY_RUN) await this.applyRun(fresh.slice(i, i + APPLY_RUN));
+  }
+
+  private async applyRun(entries: LogEntry<Command>[]): Promise<void> {
+    if (entries.length === 0) return;
+    const tx = new Transaction(this.kv, this.caches);
+    const deltas = new Map<string, number>();
+    const results: ApplyResult[] = [];
+    const countOf = (kind: string) => this.count(kind) + (deltas.get(kind) ?? 0);
+    for (const entry of entries) results.push(await this.applyEntry(tx, entry.command, countOf, deltas));
+    this.stageCounts(tx, deltas);
+    tx.put(APPLIED_SEQ_KEY, String(entries[entries.length - 1].seq));
     try {
-      deltas = await applyCommand(tx, entry.command, (kind) => this.count(kind));
-      this.stageCounts(tx, deltas);
-      tx.put(APPLIED_SEQ_KEY, String(entry.seq));
-      await this.kv.batch(tx.ops());
+      await this.commit(tx);
     } catch (err) {
-      deltas = new Map();
-      result = { ok: false, error: toApiError(err).toWire() };
-      await this.kv.batch([{ type: 'put', key: APPLIED_SEQ_KEY, value: String(entry.seq) }]);
+      // The store refused the run as a whole (nothing was written): find the entry it refuses.
+      if (entries.length > 1) {
+        for (const entry of entries) await this.applyRun([entry]);
+        return;
+      }
+      results[0] = { ok: false, error: toApiError(err).toWire() };
+      deltas.clear();
+      await this.commit(this.appliedOnly(entries[0].seq));
     }
     for (const [kind, delta] of deltas) this.counts.set(kind, (this.counts.get(kind) ?? 0) + delta);
-    this.applied = entry.seq;
-    this.settle(entry.seq, result);
-    this.events.emit('applied', { seq: entry.seq, command: entry.command, result } satisfies AppliedEvent);
+    entries.forEach((entry, i) => {
+      this.applied = entry.seq;
+      this.settle(entry.seq, results[i]);
+      this.events.emit('applied', { seq: entry.seq, command: entry.command, result: results[i] } satisfies AppliedEvent);
+    });
+  }
+
+  /** One entry inside a savepoint of the run's transaction: a rejection rolls back its writes
+   * only. Its count changes join `deltas` only when it succeeds. */
+  private async applyEntry(tx: Transaction, command: Command, countOf: (kind: string) => number, deltas: Map<string, number>): Promise<ApplyResult> {
+    tx.savepoint();
+    try {
+      const own = await applyCommand(tx, command, countOf);
+      tx.release();
+      for (const [kind, delta] of own) deltas.set(kind, (deltas.get(kind) ?? 0) + delta);
+      return { ok: true };
+    } catch (err) {
+      tx.rollback();
+      return { ok: false, error: toApiError(err).toWire() };
+    }
+  }
+
+  private appliedOnly(seq: number): Transaction {
+    const tx = new Transaction(this.kv);
+    tx.put(APPLIED_SEQ_KEY, String(seq));
+    return tx;
+  }
+
+  /** Writes the transaction as one store batch, keeping both caches true to the store. */
+  private async commit(tx: Transaction): Promise<void> {
+    for (const key of tx.writtenKeys()) if (isRecordKey(key)) this.records.delete(key);
+    this.ranges.forget(tx.writtenBuckets());
+    this.committing++;
+    try {
+      await this.kv.batch(tx.ops());
+    } finally {
+      this.committing--;
+      this.epoch++;
+    }
   }
 
   private stageCounts(tx: Transaction, deltas: Map<string, number>): void {
@@ -83,10 +161,10 @@ export class Replica {
 
   private settle(seq: number, result: ApplyResult): void {
     this.results.set(seq, result);
-    if (this.results.size > RESULTS_KEPT) {
-      const oldest = this.results.keys().next().value;
-      if (oldest !== undefined) this.results.delete(oldest);
-    }
+    // Results are settled in seq order, so the oldest kept is the lowest seq (found by counting:
+    // asking a Map that keeps losing its first entries for its first key scans what it lost).
+    this.oldestResult ??= seq;
+    while (this.results.size > RESULTS_KEPT) this.results.delete(this.oldestResult++);
     const waiting = this.waiters.get(seq);
     if (!waiting) return;
     this.waiters.delete(seq);
@@ -109,14 +187,43 @@ export class Replica {
     });
   }
 
+  /** The record, decoded and deep-frozen (shared with other readers: copy it to change it). */
   async get(kind: string, id: string): Promise<Entity | undefined> {
-    const raw = await this.kv.get(recordKey(kind, id));
-    return raw === undefined ? undefined : (JSON.parse(raw) as Entity);
+    const key = recordKey(kind, id);
+    const cached = this.records.get(key);
+    if (cached) return cached;
+    const epoch = this.epoch;
+    const raw = await this.kv.get(key);
+    return raw === undefined ? undefined : this.decoded(key, raw, epoch);
   }
 
+  /** The records in `ids` order (undefined where none), as get() returns them. */
   async getMany(kind: string, ids: string[]): Promise<(Entity | undefined)[]> {
-    const raws = await this.kv.getMany(ids.map((id) => recordKey(kind, id)));
-    return raws.map((raw) => (raw === undefined ? undefined : (JSON.parse(raw) as Entity)));
+    return this.readRecords(ids.map((id) => recordKey(kind, id)));
+  }
+
+  /** Decoded records by record key, through the cache (apply reads records this way too). */
+  private async readRecords(keys: string[]): Promise<(Entity | undefined)[]> {
+    const out = keys.map((key): Entity | undefined => this.records.get(key));
+    const missing = keys.filter((_, i) => out[i] === undefined);
+    if (missing.length === 0) return out;
+    const epoch = this.epoch;
+    const raws = await this.kv.getMany(missing);
+    let next = 0;
+    return keys.map((key, i) => {
+      if (out[i] !== undefined) return out[i];
+      const raw = raws[next++];
+      return raw === undefined ? undefined : this.decoded(key, raw, epoch);
+    });
+  }
+
+  /** Decodes a record read at `epoch`, and caches it if no commit began since. */
+  private decoded(key: string, raw: string, epoch: number): Entity {
+    const record = deepFreeze(JSON.parse(raw) as Entity);
+    if (epoch !== this.epoch || this.committing > 0) return record;
+    if (this.records.size >= RECORDS_CACHED) dropOldest(this.records, RECORDS_CACHED / 8);
+    this.records.set(key, record);
+    return record;
   }
 
   /** The entity holding a unique field value. */
@@ -153,4 +260,19 @@ export class Replica {
   count(kind: string): number {
     return this.counts.get(kind) ?? 0;
   }
+}
+
+/** Drops the `count` entries kept longest, in one pass (see settle() for why not one by one). */
+function dropOldest<K, V>(map: Map<K, V>, count: number): void {
+  for (const key of map.keys()) {
+    if (count-- <= 0) return;
+    map.delete(key);
+  }
+}
+
+/** Freezes a decoded JSON value and everything in it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  for (const inner of Object.values(value)) deepFreeze(inner);
+  return Object.freeze(value);
 }

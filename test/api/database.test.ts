@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Entity } from '../../src/domain/commands.js';
 import { indexedEntries } from '../../src/store/apply.js';
 import { resourceOf } from '../../src/domain/registry.js';
-import { entityLinkKey, indexKey, policyLinkKey, recordKey } from '../../src/store/keys.js';
+import { entityPoliciesKey, indexKey, policyLinkKey, recordKey } from '../../src/store/keys.js';
 import { startTestNode, type TestNode } from '../support/test-node.js';
 
 async function results(node: TestNode): Promise<any> {
@@ -71,7 +71,7 @@ describe('/database', () => {
       { type: 'put', key: indexKey('identities', 'name', 'ghost', 'no-such-identity'), value: '' },
       { type: 'del', key: indexKey('identities', 'name', 'bob', bob) },
       { type: 'put', key: policyLinkKey('service-policies', policy, 'identities', bob), value: '' },
-      { type: 'put', key: entityLinkKey('identities', bob, 'service-policies', policy), value: '' },
+      { type: 'put', key: entityPoliciesKey('identities', bob, 'service-policies'), value: policy },
       { type: 'put', key: recordKey('authenticators', orphan.id), value: JSON.stringify(orphan) },
       ...orphanKeys,
     ]);
@@ -87,7 +87,7 @@ describe('/database', () => {
       /stale index entry identities\.name = "ghost" naming no-such-identity/,
       new RegExp(`identity ${bob}: index entry identities\\.name = "bob" is missing`),
       new RegExp(`stale access link service-policies / ${policy} / identities / ${bob}`),
-      new RegExp(`stale access link identities / ${bob} / service-policies / ${policy}`),
+      new RegExp(`stale access list identities / ${bob} / service-policies = \\[${policy}\\]`),
       /authenticator orphan-auth: identityId references missing identity deleted-identity/,
       /count of authenticators is \d+ \(\d+ in memory\) but \d+ records exist/,
     ];

@@ -59,6 +59,26 @@ test('local-log - entries, lastSeq and the trim point survive reopen', async () 
   });
 });
 
+test('local-log - followBatches streams entries no longer in memory in runs, after reopen', async () => {
+  await inTempDir(async (path) => {
+    const first = new LocalLog({ path });
+    await first.open();
+    await Promise.all(Array.from({ length: 40 }, (_, i) => first.append({ i: i + 1 })));
+    await first.close();
+    const second = new LocalLog({ path });
+    await second.open();
+    const runs: LogEntry[][] = [];
+    const sub = second.followBatches(5, async (run) => void runs.push(run), 16);
+    await second.append({ i: 41 });
+    await waitFor(() => runs.flat().length === 36, 'entries 6..41');
+    await sub.close();
+    assert.deepEqual(runs.flat().map((e) => [e.seq, (e.command as { i: number }).i]), Array.from({ length: 36 }, (_, k) => [k + 6, k + 6]));
+    assert.ok(runs.every((run) => run.length <= 16));
+    assert.ok(runs.length < 36, 'stored entries come in runs');
+    await second.close();
+  });
+});
+
 test('local-log - group commit: concurrent appends share synced batches', async () => {
   await inTempDir(async (path) => {
     const level = new LevelKv({ path });

@@ -141,6 +141,29 @@ export function runLogContract(name: string, factory: LogFactory): void {
     await sub.close();
   });
 
+  it('followBatches hands over what is committed in runs of at most maxBatch, in order', async (log) => {
+    await Promise.all(Array.from({ length: 25 }, (_, i) => log.append(cmd(i + 1))));
+    const runs: number[][] = [];
+    let active = 0;
+    let maxActive = 0;
+    const sub = log.followBatches(0, async (run) => {
+      active++;
+      maxActive = Math.max(maxActive, active);
+      await sleep(2);
+      runs.push(run.map((entry) => entry.seq));
+      assert.deepEqual(run, entries(run[0].seq, run[run.length - 1].seq));
+      active--;
+    }, 4);
+    await Promise.all(Array.from({ length: 30 }, (_, i) => log.append(cmd(i + 26))));
+    await waitFor(() => runs.flat().length === 55, '55 entries');
+    assert.deepEqual(runs.flat(), Array.from({ length: 55 }, (_, i) => i + 1));
+    assert.ok(runs.every((run) => run.length >= 1 && run.length <= 4), JSON.stringify(runs));
+    assert.ok(runs.some((run) => run.length > 1), 'entries committed together come together');
+    assert.equal(maxActive, 1);
+    await sub.close();
+    assert.throws(() => log.followBatches(0, async () => {}, 0), RangeError);
+  });
+
   it('close() of a follower stops delivery, even from inside its handler', async (log) => {
     const { seen, sub } = record(log, 0);
     await log.append(cmd(1));

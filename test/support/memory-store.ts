@@ -21,6 +21,6 @@ export async function memoryStore(): Promise<{ kv: MemoryKv; replica: Replica; p
   await replica.open();
   const log = new MemoryLog<Command>();
   await log.open();
-  log.follow(0, (e) => replica.apply(e));
+  log.followBatches(0, (entries) => replica.applyBatch(entries));
   return { kv, replica, proposer: new Proposer(log, replica, 'test') };
 }

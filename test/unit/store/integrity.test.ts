@@ -7,7 +7,7 @@ import { memoryStore } from '../../support/memory-store.js';
 import { describe, it } from 'node:test';
 import type { Entity, Op, Repair } from '../../../src/domain/commands.js';
 import { checkIntegrity, type IntegrityProblem } from '../../../src/store/integrity.js';
-import { countKey, entityLinkKey, indexKey, policyLinkKey, recordKey, uniqueKey } from '../../../src/store/keys.js';
+import { countKey, entityPoliciesKey, indexKey, joinPolicyIds, policyLinkKey, recordKey, uniqueKey } from '../../../src/store/keys.js';
 
 const AT = '2026-01-01T00:00:00.000Z';
 const base = (id: string, fields: Record<string, unknown>): Entity => ({ id, createdAt: AT, updatedAt: AT, tags: {}, ...fields });
@@ -53,7 +53,9 @@ describe('data integrity check', () => {
       { type: 'del', key: indexKey('identities', 'name', 'name-bob', 'bob') }, // missing index entry
       { type: 'put', key: uniqueKey('identities', 'name', 'phantom'), value: 'nobody' }, // stale unique entry
       { type: 'put', key: policyLinkKey('service-policies', 'p1', 'identities', 'bob'), value: '' }, // stale access link
-      { type: 'del', key: entityLinkKey('services', 'web', 'service-policies', 'p1') }, // missing access link
+      { type: 'del', key: entityPoliciesKey('services', 'web', 'service-policies') }, // missing access list
+      { type: 'put', key: entityPoliciesKey('identities', 'alice', 'service-policies'), value: joinPolicyIds(['p1', 'p9']) }, // wrong list
+      { type: 'put', key: entityPoliciesKey('identities', 'bob', 'edge-router-policies'), value: 'p1' }, // stale list
       // An authenticator of an identity that no longer exists, indexed as apply would have done.
       { type: 'put', key: recordKey('authenticators', 'a2'), value: JSON.stringify(base('a2', { identityId: 'gone', method: 'updb', username: 'orphan', fingerprint: null })) },
       { type: 'put', key: indexKey('authenticators', 'identityId', 'gone', 'a2'), value: '' },
@@ -70,7 +72,9 @@ describe('data integrity check', () => {
     find(problems, /identity bob: index entry identities\.name = "name-bob" is missing/);
     find(problems, /stale unique entry identities\.name = "phantom"/);
     find(problems, /stale access link service-policies \/ p1 \/ identities \/ bob/);
-    find(problems, /missing access link services \/ web \/ service-policies \/ p1/);
+    find(problems, /missing access list services \/ web \/ service-policies = \[p1\]/);
+    find(problems, /wrong access list identities \/ alice \/ service-policies = \[p1, p9\], should be \[p1\]/);
+    find(problems, /stale access list identities \/ bob \/ edge-router-policies = \[p1\]/);
     find(problems, /authenticator a2: identityId references missing identity gone/);
     find(problems, /count of services is 7 \(1 in memory\) but 1 records exist/);
     find(problems, /count of authenticators is 1 \(1 in memory\) but 2 records exist/);
@@ -78,6 +82,8 @@ describe('data integrity check', () => {
 
     await repair(problems.map((p) => p.repair!));
     assert.deepEqual(await check(), []);
+    assert.equal(await kv.get(entityPoliciesKey('services', 'web', 'service-policies')), 'p1');
+    assert.equal(await kv.get(entityPoliciesKey('identities', 'alice', 'service-policies')), 'p1');
     assert.equal(await replica.get('authenticators', 'a2'), undefined, 'the orphan was deleted like a cascade');
     assert.equal(replica.count('authenticators'), 1);
     assert.equal(replica.count('services'), 1);
@@ -133,6 +139,33 @@ describe('data integrity check', () => {
     assert.equal(await kv.get(indexKey('identities', 'name', 'later', 'carol')), '', 'the entry carol now justifies is kept');
     assert.equal(await kv.get(indexKey('identities', 'name', 'name-bob', 'bob')), undefined, 'no entry is put back for deleted bob');
     assert.equal(replica.count('identities'), 2);
+    assert.deepEqual(await check(), []);
+  });
+
+  it('a policy-list repair decided before a later write puts what the records call for then', async () => {
+    const { kv, proposer, check, repair } = await setup();
+    await kv.batch([{ type: 'del', key: entityPoliciesKey('identities', 'alice', 'service-policies') }]);
+    const missing = find(await check(), /missing access list identities \/ alice \/ service-policies = \[p1\]/);
+    // Meanwhile a second policy selects alice too.
+    await proposer.propose([
+      create('service-policies', base('p2', { name: 'p2', semantic: 'AllOf', type: 'Bind', identityRoles: ['@alice'], serviceRoles: ['@web'], postureCheckRoles: [] })),
+    ], AT);
+    await repair([missing.repair!]);
+    assert.equal(await kv.get(entityPoliciesKey('identities', 'alice', 'service-policies')), joinPolicyIds(['p1', 'p2']));
+    assert.deepEqual(await check(), []);
+  });
+
+  it('a stale policy-list repair removes only what the records no longer call for', async () => {
+    const { kv, proposer, check, repair } = await setup();
+    await kv.batch([{ type: 'put', key: entityPoliciesKey('identities', 'bob', 'service-policies'), value: 'p1' }]);
+    const stale = find(await check(), /stale access list identities \/ bob \/ service-policies = \[p1\]/);
+    // Meanwhile a second policy selects bob: the list now has a policy it should hold.
+    await proposer.propose([
+      create('service-policies', base('p2', { name: 'p2', semantic: 'AllOf', type: 'Bind', identityRoles: ['@bob'], serviceRoles: ['@web'], postureCheckRoles: [] })),
+    ], AT);
+    assert.equal(await kv.get(entityPoliciesKey('identities', 'bob', 'service-policies')), joinPolicyIds(['p1', 'p2']));
+    await repair([stale.repair!]);
+    assert.equal(await kv.get(entityPoliciesKey('identities', 'bob', 'service-policies')), 'p2');
     assert.deepEqual(await check(), []);
   });
 

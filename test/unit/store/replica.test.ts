@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import type { ApplyResult, Entity, Op } from '../../../src/domain/commands.js';
 import { statusOf, type FieldCause } from '../../../src/errors.js';
 import type { KvStore } from '../../../src/store/kv.js';
+import { CachedKv } from '../../../src/store/cached-kv.js';
 import { LevelKv } from '../../../src/store/level-kv.js';
 import { MemoryKv } from '../../../src/store/memory-kv.js';
 import { Replica, type AppliedEvent } from '../../../src/store/replica.js';
@@ -511,6 +512,70 @@ function runReplicaSuite(name: string, factory: StoreFactory): void {
     assert.deepEqual(await collect(h.replica.idsBelow('api-sessions', 'lastActivityAt', bound)), ['never', 'mid']);
   });
 
+  it('applies a run of entries as one batch; a rejected entry keeps its neighbours and its own error', async (h) => {
+    const events: AppliedEvent[] = [];
+    h.replica.events.on('applied', (e: AppliedEvent) => events.push(e));
+    const entries = [
+      [create('identities', identity('id1', { name: 'one' }))],
+      // Rejected as a whole: later entries must not see its first op.
+      [create('identities', identity('id2', { name: 'two' })), create('identities', identity('id3', { name: 'one' }))],
+      // Sees entry 1, applied in the same run.
+      [create('authenticators', authenticator('a1', 'id1'))],
+      [create('authenticators', authenticator('a2', 'id2'))],
+      [create('identities', identity('id4', { name: 'two' }))],
+    ].map((ops) => ({ seq: ++h.seq, command: { at: AT, origin: 'test', ops } }));
+    await h.replica.applyBatch(entries);
+    const results = await Promise.all(entries.map((e) => h.replica.waitFor(e.seq, 1000)));
+    assert.deepEqual(results.map((r) => r.ok), [true, false, true, false, true]);
+    expectError(results[1], 'COULD_NOT_VALIDATE', 'name');
+    expectError(results[3], 'COULD_NOT_VALIDATE', 'identityId');
+    assert.deepEqual(events.map((e) => [e.seq, e.result.ok]), entries.map((e, i) => [e.seq, results[i].ok]));
+    assert.equal(h.replica.appliedSeq, h.seq);
+    const check = async () => {
+      assert.equal(h.replica.count('identities'), 2);
+      assert.equal(h.replica.count('authenticators'), 1);
+      assert.deepEqual(await h.replica.getMany('identities', ['id1', 'id2', 'id3', 'id4']).then((rs) => rs.map((r) => r?.name)), ['one', undefined, undefined, 'two']);
+      assert.equal((await h.replica.findUnique('identities', 'name', 'two'))?.id, 'id4');
+      assert.deepEqual(await collect(h.replica.idsWhere('authenticators', 'identityId', 'id1')), ['a1']);
+    };
+    await check();
+    await h.reopen();
+    await check();
+    assert.equal(h.replica.appliedSeq, h.seq);
+  });
+
+  it('a run the store refuses is applied entry by entry: only the refused entry is rejected', async (h) => {
+    const entries = [
+      [create('identities', identity('id1'))],
+      [create('identities', identity('id2', { name: 'bad\ud800name' }))],
+      [create('identities', identity('id3'))],
+    ].map((ops) => ({ seq: ++h.seq, command: { at: AT, origin: 'test', ops } }));
+    await h.replica.applyBatch(entries);
+    const results = await Promise.all(entries.map((e) => h.replica.waitFor(e.seq, 1000)));
+    assert.deepEqual(results.map((r) => r.ok), [true, false, true]);
+    assert.equal(h.replica.count('identities'), 2);
+    assert.equal(await h.replica.get('identities', 'id2'), undefined);
+    assert.equal(h.replica.appliedSeq, h.seq);
+  });
+
+  it('records come back deep-frozen, and a write replaces what readers get', async (h) => {
+    await h.run(create('identities', identity('id1', { name: 'before', roleAttributes: ['a'], tags: { k: 'v' } })));
+    const first = (await h.replica.get('identities', 'id1'))!;
+    assert.ok(Object.isFrozen(first) && Object.isFrozen(first.roleAttributes) && Object.isFrozen(first.tags));
+    assert.throws(() => {
+      (first as Record<string, unknown>).name = 'changed';
+    }, TypeError);
+    assert.throws(() => (first.roleAttributes as string[]).push('b'), TypeError);
+    assert.equal((await h.replica.get('identities', 'id1'))?.name, 'before');
+    await h.run({ op: 'set', kind: 'identities', id: 'id1', fields: { name: 'after' } });
+    assert.equal((await h.replica.get('identities', 'id1'))?.name, 'after');
+    assert.equal((await h.replica.getMany('identities', ['id1']))[0]?.name, 'after');
+    assert.equal((await h.replica.findUnique('identities', 'name', 'after'))?.id, 'id1');
+    await h.run({ op: 'delete', kind: 'identities', id: 'id1' });
+    assert.equal(await h.replica.get('identities', 'id1'), undefined);
+    assert.deepEqual(await h.replica.getMany('identities', ['id1']), [undefined]);
+  });
+
   it('rejects a value the store cannot encode instead of wedging the apply loop', async (h) => {
     const lone = 'bad\ud800name';
     await h.replica.apply({ seq: ++h.seq, command: { at: AT, origin: 'test', ops: [create('identities', identity('id1', { name: lone }))] } });
@@ -533,6 +598,20 @@ runReplicaSuite('memory-kv', async () => {
       return kv;
     },
     cleanup: async () => undefined,
+  };
+});
+
+runReplicaSuite('cached-kv', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'weft-replica-'));
+  const path = join(dir, 'db');
+  const kv = new CachedKv({ path });
+  return {
+    kv,
+    reopen: async () => {
+      await kv.close();
+      return new CachedKv({ path });
+    },
+    cleanup: () => rm(dir, { recursive: true, force: true }),
   };
 });
 
