@@ -8,6 +8,11 @@ const MAX_KEYS = 1024;
 /** Most ranges kept (when full, the eighth kept first is dropped). */
 const MAX_RANGES = 4096;
 
+/** The name a range is kept under (its two bounds, unambiguously joined). */
+export function rangeName(range: { gt: string; lt: string }): string {
+  return `${range.gt.length}:${range.gt}${range.lt}`;
+}
+
 export class RangeCache {
   /** Bucket → range name → the range's keys, in order (never changed once kept). */
   private readonly buckets = new Map<string, Map<string, string[]>>();

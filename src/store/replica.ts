@@ -18,13 +18,14 @@ import {
   indexRange,
   indexValueRange,
   isRecordKey,
+  keyBucket,
   recordKey,
   uniqueKey,
   valueFromIndexKey,
 } from './keys.js';
 import type { KvStore } from './kv.js';
 import { ensureFormat } from './replica-format.js';
-import { RangeCache } from './range-cache.js';
+import { RangeCache, rangeName } from './range-cache.js';
 import { Transaction, type TxCaches } from './transaction.js';
 
 /** How many recent apply results are kept for proposers that have not collected theirs yet. */
@@ -230,6 +231,23 @@ export class Replica {
   async findUnique(kind: string, field: string, value: unknown): Promise<Entity | undefined> {
     const id = await this.kv.get(uniqueKey(kind, field, value));
     return id === undefined ? undefined : this.get(kind, id);
+  }
+
+  /** Ids of the entities whose indexed field equals value, in id order, read in one go. Small
+   * index ranges are kept between commits (the range cache apply reads through, dropped by
+   * every commit that writes the index), so presenting an entity rarely scans the store. */
+  async idsWhereList(kind: string, field: string, value: unknown): Promise<string[]> {
+    const range = indexValueRange(kind, field, value);
+    const bucket = keyBucket(range.gt)!;
+    const name = rangeName(range);
+    let keys = this.ranges.get(bucket, name);
+    if (!keys) {
+      const epoch = this.epoch;
+      keys = [];
+      for await (const key of this.kv.keys(range)) keys.push(key);
+      if (epoch === this.epoch && this.committing === 0) this.ranges.set(bucket, name, keys);
+    }
+    return keys.map(idFromIndexKey);
   }
 
   /** Ids of the entities whose indexed field equals value, in id order. */

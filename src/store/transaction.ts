@@ -8,7 +8,7 @@ import type { Entity } from '../domain/commands.js';
 import { compareUtf8 } from './compare-utf8.js';
 import { keyBucket } from './keys.js';
 import type { KvOp, KvStore } from './kv.js';
-import type { RangeCache } from './range-cache.js';
+import { rangeName, type RangeCache } from './range-cache.js';
 
 /** A key range with exclusive bounds, as apply reads them. */
 export interface TxRange {
@@ -160,7 +160,7 @@ export class Transaction {
    * the store while apply's transaction is open), and kept across transactions in the shared
    * range cache when the range lies in one bucket. */
   private async storedKeys(range: TxRange): Promise<string[]> {
-    const name = `${range.gt.length}:${range.gt}${range.lt}`;
+    const name = rangeName(range);
     const bucket = keyBucket(range.gt);
     const shared = bucket !== undefined && bucket === keyBucket(range.lt) ? this.caches.ranges : undefined;
     const known = this.ranges.get(name) ?? shared?.get(bucket!, name);

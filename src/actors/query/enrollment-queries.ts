@@ -91,8 +91,7 @@ export function registerEnrollmentDecorators(presenter: Presenter): void {
 /** `enrollment.{ott|ottca|updb}` of an identity's detail, while outstanding. */
 async function identityEnrollments(replica: Replica, identityId: string): Promise<Wire> {
   const out: Wire = {};
-  for await (const id of replica.idsWhere('enrollments', 'identityId', identityId)) {
-    const enrollment = await replica.get('enrollments', id);
+  for (const enrollment of await replica.getMany('enrollments', await replica.idsWhereList('enrollments', 'identityId', identityId))) {
     if (enrollment) out[String(enrollment.method)] = await enrollmentSummary(replica, enrollment);
   }
   return out;

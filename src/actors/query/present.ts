@@ -102,8 +102,8 @@ export class Presenter {
 
   private async authenticatorSummary(identityId: string): Promise<Wire> {
     const summary: Wire = {};
-    for await (const id of this.replica.idsWhere('authenticators', 'identityId', identityId)) {
-      const auth = await this.replica.get('authenticators', id);
+    const auths = await this.replica.getMany('authenticators', await this.replica.idsWhereList('authenticators', 'identityId', identityId));
+    for (const auth of auths) {
       if (auth?.method === 'updb') summary.updb = { id: auth.id, username: auth.username };
       if (auth?.method === 'cert') summary.cert = { id: auth.id, fingerprint: auth.fingerprint };
     }
@@ -111,8 +111,7 @@ export class Presenter {
   }
 
   private async hasAny(kind: string, field: string, value: string): Promise<boolean> {
-    for await (const _ of this.replica.idsWhere(kind, field, value)) return true;
-    return false;
+    return (await this.replica.idsWhereList(kind, field, value)).length > 0;
   }
 
   private async authenticator(wire: Wire, record: Entity): Promise<void> {

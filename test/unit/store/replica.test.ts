@@ -134,6 +134,19 @@ function runReplicaSuite(name: string, factory: StoreFactory): void {
     assert.equal(h.replica.count('identities'), 1);
   });
 
+  it('idsWhereList answers from its kept range until a commit writes that index', async (h) => {
+    await h.run(create('identities', identity('u1', { name: 'U1' })));
+    await h.run(create('authenticators', authenticator('a2', 'u1')), create('authenticators', authenticator('a1', 'u1')));
+    assert.deepEqual(await h.replica.idsWhereList('authenticators', 'identityId', 'u1'), ['a1', 'a2']);
+    assert.deepEqual(await h.replica.idsWhereList('authenticators', 'identityId', 'u1'), ['a1', 'a2']);
+    assert.deepEqual(await h.replica.idsWhereList('authenticators', 'identityId', 'nobody'), []);
+    await h.run({ op: 'delete', kind: 'authenticators', id: 'a1' });
+    assert.deepEqual(await h.replica.idsWhereList('authenticators', 'identityId', 'u1'), ['a2']);
+    await h.run(create('authenticators', authenticator('a3', 'u1')));
+    assert.deepEqual(await h.replica.idsWhereList('authenticators', 'identityId', 'u1'), ['a2', 'a3']);
+    assert.deepEqual(await h.replica.idsWhereList('authenticators', 'identityId', 'u1'), await collect(h.replica.idsWhere('authenticators', 'identityId', 'u1')));
+  });
+
   it('rejects a create with an id that exists (COULD_NOT_VALIDATE, field id)', async (h) => {
     await h.run(create('identities', identity('id1', { name: 'first' })));
     const result = await h.run(create('identities', identity('id1', { name: 'second' })));
