@@ -2,11 +2,9 @@
 // The composition root: config → store → log → bus → workers → actors → gateway → rpc. The
 // only module that knows every layer; run directly it starts one node from flags and env.
 
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile, chmod } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import type { RequestListener } from 'node:http';
-import { createServer, type Server } from 'node:https';
-import { isIP } from 'node:net';
+import { createServer } from 'node:https';
 import { join, resolve } from 'node:path';
 import { ActorHost } from './actors/actor-host.js';
 import { certFingerprint, NodeRegistry } from './actors/node-registry.js';
@@ -16,8 +14,7 @@ import { EntityWriter } from './actors/entity-writer.js';
 import { Proposer } from './actors/proposer.js';
 import { QueryHandler } from './actors/query/query-handler.js';
 import { SessionKeeper } from './actors/session-keeper.js';
-import { PostureReevaluator } from './actors/posture/posture-reevaluator.js';
-import { postureRuntime, type Clock, type PostureRuntime, type Timers } from './actors/posture/posture-runtime.js';
+import { postureRuntime, type Clock, type Timers } from './actors/posture/posture-runtime.js';
 import { RouterPresence } from './actors/router-presence.js';
 import type { Bus } from './bus/bus.js';
 import { MemoryBus } from './bus/memory-bus.js';
@@ -31,16 +28,15 @@ import { NodeClient } from './gateway/node-client.js';
 import { LoginLimiter } from './gateway/middleware/login-limiter.js';
 import { LocalLog } from './log/local-log.js';
 import { createLogger, type Logger } from './logger.js';
+import { listen, loadTls, readOrCreateNodeId } from './node-setup.js';
 import { IntegrityRunner } from './ops/integrity-runner.js';
 import { NodeMetrics } from './ops/node-metrics.js';
 import { OpsHandler } from './ops/ops-handler.js';
 import { createRequestObserver } from './ops/request-observer.js';
 import { SnapshotTaker } from './ops/snapshot-taker.js';
 import { TRACE_POSTURE, TraceRegistry } from './ops/trace-registry.js';
-import { ensureNodePki, loadTlsFiles } from './pki/node-pki.js';
 import { GrpcServer } from './rpc/grpc-server.js';
-import { changedRouterIds, PostureStreamService, type PostureSubmitResult, type Revocation } from './rpc/posture-service.js';
-import { RouterAuthenticator } from './rpc/router-auth.js';
+import { startPostureStreams } from './rpc/posture-streams.js';
 import { CachedKv } from './store/cached-kv.js';
 import { Replica } from './store/replica.js';
 import { WorkerPool } from './workers/pool.js';
@@ -225,90 +221,6 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     generatedAdminPassword: boot?.generatedPassword,
     replica, actors, metrics, traces, proposer, postureIdle: () => postureStreams.reevaluator.idle(), close,
   };
-}
-
-/**
- * The posture feature's node-level parts: bulk re-evaluation on model changes, the router
- * posture stream (gRPC), revocations pushed to the streams, and streams closed when their
- * router's certificate stops matching its record (re-enroll, delete).
- */
-async function startPostureStreams(opts: {
-  replica: Replica;
-  bus: Bus;
-  client: NodeClient;
-  presence: RouterPresence;
-  posture: PostureRuntime;
-  pool: WorkerPool;
-  caPem: string;
-  log: Logger;
-}) {
-  const { replica, bus, client, log } = opts;
-  const reevaluator = new PostureReevaluator({ replica, pool: opts.pool, runtime: opts.posture, onError: (err) => log.warn('posture re-evaluation failed', { error: err }) });
-  reevaluator.start();
-  const service = new PostureStreamService({
-    auth: new RouterAuthenticator({ caPem: opts.caPem, router: (id) => replica.get('edge-routers', id) }),
-    presence: opts.presence,
-    submit: (event) =>
-      client.command<PostureSubmitResult>(resourceOf('identities'), 'postureResponses', event.identityId, {
-        apiSessionId: event.apiSessionId, responses: event.responses, source: 'grpc',
-      }),
-    onError: (err) => log.warn('posture stream failed', { error: err }),
-  });
-  const revocations = await bus.subscribe(eventSubject('posture.revocations'), (msg) => service.notify(msg as Revocation));
-  const onApplied = (event: { command: Command }) => {
-    const ids = changedRouterIds(event.command.ops);
-    if (ids.length > 0) service.recheck(ids).catch((err) => log.warn('router stream re-check failed', { error: err }));
-  };
-  replica.events.on('applied', onApplied);
-  return {
-    service,
-    reevaluator,
-    async close() {
-      replica.events.off('applied', onApplied);
-      service.close();
-      await revocations.unsubscribe();
-      await reevaluator.stop();
-    },
-  };
-}
-
-async function loadTls(config: Config, dataDir: string, host: string) {
-  const pkiDir = join(dataDir, 'pki');
-  const hostnames = ['localhost'];
-  const ips = ['127.0.0.1', '::1'];
-  const advertisedHost = config.advertise ? splitAddress(config.advertise).host : host;
-  for (const name of [host, advertisedHost]) {
-    if (isIP(name)) {
-      if (!ips.includes(name) && name !== '0.0.0.0' && name !== '::') ips.push(name);
-    } else if (!hostnames.includes(name)) hostnames.push(name);
-  }
-  const pki = await ensureNodePki({ dir: pkiDir, hostnames, ips });
-  if (config.tlsCert && config.tlsKey) {
-    const files = await loadTlsFiles(config.tlsCert, config.tlsKey);
-    return { certPem: files.certPem, keyPem: files.keyPem, caPem: pki.caCertPem, caKeyPem: pki.caKeyPem };
-  }
-  return { certPem: pki.serverCertPem, keyPem: pki.serverKeyPem, caPem: pki.caCertPem, caKeyPem: pki.caKeyPem };
-}
-
-async function readOrCreateNodeId(dataDir: string): Promise<string> {
-  const file = join(dataDir, 'node-id');
-  try {
-    return (await readFile(file, 'utf8')).trim();
-  } catch {
-    const id = `node-${randomBytes(4).toString('hex')}`;
-    await writeFile(file, `${id}\n`, { mode: 0o600 });
-    return id;
-  }
-}
-
-function listen(server: Server, host: string, port: number): Promise<void> {
-  return new Promise((done, fail) => {
-    server.once('error', fail);
-    server.listen(port, host, () => {
-      server.off('error', fail);
-      done();
-    });
-  });
 }
 
 async function runCli(): Promise<void> {
