@@ -233,6 +233,11 @@ describe('MFA: login with a verified MFA', () => {
     assertError(await node.mgmt.get('/current-identity/mfa/qr-code', partial), 404, 'NOT_FOUND');
   });
 
+  it('refuses the partial session an entity read that any full session may make', async () => {
+    assertError(await node.mgmt.get('/identity-types/Default', partial), 401, 'UNAUTHORIZED');
+    assert.equal((await node.mgmt.get('/identity-types/Default', node.adminToken)).status, 200);
+  });
+
   it('refuses the partial session everywhere else with 401 UNAUTHORIZED', async () => {
     for (const [api, method, path, contrast] of [
       [node.mgmt, 'GET', '/current-identity', true],

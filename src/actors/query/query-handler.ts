@@ -9,7 +9,8 @@ import { resolveSymbol } from '../../domain/query-symbols.js';
 import { RESOURCES, hasResource, resourceOf } from '../../domain/registry.js';
 import { filterableFields } from '../../domain/resource.js';
 import { isDisabled } from '../../domain/identity-state.js';
-import { ApiError, invalidFilter } from '../../errors.js';
+import { hasSecondaryOutstanding } from '../../domain/secondary-auth.js';
+import { ApiError, invalidFilter, toApiError, type WireError } from '../../errors.js';
 import { QueryEngine, type Scope } from '../../store/query-engine.js';
 import type { Replica } from '../../store/replica.js';
 import { hashToken } from '../api-session-factory.js';
@@ -42,6 +43,17 @@ export interface ListParams {
   roleSemantic?: string;
   /** `/identities/{id}/services`: dial or bind. */
   policyType?: string;
+}
+
+/** The answer of `getAs`: the caller's session (null: none or invalid) and the entity's JSON,
+ * or why there is none: the access refused it, the read failed, or the gateway must finish the
+ * session check itself (`deferred`). */
+export interface SessionRead {
+  session: SessionInfo | null;
+  json?: string;
+  denied?: true;
+  error?: WireError;
+  deferred?: true;
 }
 
 /** What the gateway learns about the caller from a session token. */
@@ -124,6 +136,8 @@ export class QueryHandler {
         return this.access.policyAdvice(String(msg.identityId), String(msg.serviceId));
       case 'resolveSession':
         return this.resolveSession(String(msg.token ?? ''));
+      case 'getAs':
+        return this.getAs(msg);
       case 'currentSession':
         return this.currentSession(String(msg.token ?? ''), msg.extJwtPassed === true);
       case 'mfaDetail':
@@ -215,6 +229,35 @@ export class QueryHandler {
       this.tokenSessions.set(token, { id: session.id, tokenHash });
     }
     return session;
+  }
+
+  /**
+   * A read and the session of its caller in one request (`GET /<kind>/{id}`): resolves the
+   * token as `resolveSession` does, applies the route's access (`admin`, `authenticated` or
+   * `none`) as the gateway would, and only then presents the entity. A session that must show
+   * an ext-jwt token is left to the gateway (`deferred`), which checks the token itself.
+   */
+  private async getAs(msg: Record<string, unknown>): Promise<SessionRead> {
+    const token = String(msg.token ?? '');
+    let session: SessionInfo | null = null;
+    if (token) {
+      try {
+        session = await this.resolveSession(token);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.code !== 'UNAUTHORIZED') throw err;
+      }
+    }
+    if (session && typeof session.requiredExtJwtSigner === 'string') return { session, deferred: true };
+    // A partially authenticated session is no caller here (no entity read is on the allow-list).
+    const caller = session && !hasSecondaryOutstanding(session) ? session : null;
+    const access = String(msg.access);
+    if ((access === 'admin' && !caller?.isAdmin) || (access === 'authenticated' && !caller)) return { session, denied: true };
+    try {
+      const viewer: Viewer = { identityId: caller?.identityId, configTypes: viewerOf(msg).configTypes };
+      return { session, json: JSON.stringify(await this.get(String(msg.kind), String(msg.id), viewer)) };
+    } catch (err) {
+      return { session, error: toApiError(err).toWire() };
+    }
   }
 
   /** Validates a token, marks the session active (sliding expiry) and says who the caller is. */

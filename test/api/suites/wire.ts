@@ -108,6 +108,27 @@ export function wireSuite(node: () => TestNode): void {
       assert.ok(Date.parse(res.headers.get('expires-at') ?? '') > Date.now());
     });
 
+    it('reads one entity with the caller\'s session in the same request: expiry headers, access, 401 and 404', async () => {
+      const { mgmt, adminToken } = node();
+      const user = await node().createUser('one-read-user');
+      const mine = await mgmt.get(`/identities/${user.id}`, adminToken);
+      assert.equal(mine.status, 200);
+      assert.equal(mine.body.data.id, user.id);
+      assert.equal(mine.headers.get('expiration-seconds'), '1800');
+      assert.ok(Date.parse(mine.headers.get('expires-at') ?? '') > Date.now());
+      const refused = await mgmt.get(`/identities/${user.id}`, user.token);
+      assert.equal(refused.status, 401);
+      assert.equal(refused.body.error.code, 'UNAUTHORIZED');
+      assert.equal(refused.headers.get('expiration-seconds'), '1800', 'a valid session still gets its expiry headers');
+      assert.equal((await mgmt.get('/identity-types/Default', user.token)).status, 200, 'authenticated access');
+      assert.equal((await mgmt.get('/identity-types/Default', 'c0ffee00-0000-4000-8000-000000000000')).status, 401);
+      assert.equal((await mgmt.get('/identity-types/Default', '')).status, 401);
+      const missing = await mgmt.get('/identities/no-such-identity', adminToken);
+      assert.equal(missing.status, 404);
+      assert.equal(missing.headers.get('expiration-seconds'), '1800');
+      assert.equal((await mgmt.get('/identities/no-such-identity', user.token)).status, 401, 'access is checked before existence');
+    });
+
     it('stores and returns hostile strings verbatim', async () => {
       const { mgmt, adminToken } = node();
       const name = `<script>"'\\ \u202e ünï 🔥 ; DROP TABLE`;
