@@ -2,6 +2,7 @@
 // (cached under .bench-data/), and medians of paired runs (baseline, target, baseline, ...).
 
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cp, mkdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +26,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
 
 /** The bare Koa hello-world over HTTPS, with the node's own certificate. `work` makes it a
  * stand-in handler instead: `spinUs` of synchronous CPU per request and a `bytes`-sized answer. */
-export async function startBaseline(dataDir: string, work?: { spinUs: number; bytes: number }): Promise<{ origin: string; stop(): void }> {
+export async function startBaseline(dataDir: string, work?: { spinUs: number; bytes: number }): Promise<{ origin: string; pid: number; stop(): void }> {
   const extra = work ? [String(work.spinUs), String(work.bytes)] : [];
   const child = spawn(process.execPath, [KOA_JS, join(dataDir, 'pki', 'server.pem'), join(dataDir, 'pki', 'server.key.pem'), ...extra], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -39,7 +40,25 @@ export async function startBaseline(dataDir: string, work?: { spinUs: number; by
     });
     child.once('close', () => fail(new Error('baseline server exited')));
   });
-  return { origin: `https://localhost:${port}`, stop: () => child.kill('SIGTERM') };
+  return { origin: `https://localhost:${port}`, pid: child.pid!, stop: () => child.kill('SIGTERM') };
+}
+
+/** CPU time (user + system, all threads) a process has used so far, in µs (Linux /proc). */
+export function processCpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS;
+}
+
+/** Linux's USER_HZ: /proc times are in these ticks. */
+const CLOCK_TICKS = 100;
+
+/** Runs a load and measures the server's CPU per request over it (warm-up included, so the
+ * CPU is divided over every request sent, as the load generator's own figure is). */
+export async function runLoadMeasured(spec: LoadSpec, serverPid: number): Promise<LoadResult & { serverCpuUsPerRequest: number }> {
+  const before = processCpuMicros(serverPid);
+  const result = await runLoad(spec);
+  const sent = (result.requests * (spec.durationMs + spec.warmupMs)) / spec.durationMs;
+  return { ...result, serverCpuUsPerRequest: (processCpuMicros(serverPid) - before) / Math.max(1, sent) };
 }
 
 /** A data dir seeded at `sizes`, made once and copied for each run (runs may write to it). */
@@ -86,6 +105,12 @@ export async function startBenchNode(dataDir: string, env: Record<string, string
   };
 }
 
+/** The median of an optional per-run figure, when every run has it. */
+function medianOf(runs: LoadResult[], field: 'serverCpuUsPerRequest'): number | undefined {
+  const values = runs.map((r) => (r as LoadResult & Partial<Record<typeof field, number>>)[field]);
+  return values.every((v): v is number => v !== undefined) ? median(values) : undefined;
+}
+
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -108,5 +133,11 @@ export async function paired(pairs: number, baseline: () => Promise<LoadResult>,
     p99: median(t.map((r) => r.p99)),
     statuses: t[t.length - 1].statuses,
     errors: t.reduce((n, r) => n + r.errors, 0),
+    cpu: {
+      baselineServer: medianOf(b, 'serverCpuUsPerRequest'),
+      baselineLoadgen: median(b.map((r) => r.cpuUsPerRequest)),
+      server: medianOf(t, 'serverCpuUsPerRequest'),
+      loadgen: median(t.map((r) => r.cpuUsPerRequest)),
+    },
   };
 }

@@ -2,7 +2,7 @@
 // POST /identities (acknowledged = durable), at 1 and 64 connections, medians of paired runs.
 
 import { startNatsServer } from '../../test/support/nats-server.js';
-import { paired, runLoad, seededCopy, startBaseline, startBenchNode, type RunningNode } from '../lib/harness.js';
+import { paired, runLoadMeasured, seededCopy, startBaseline, startBenchNode, type RunningNode } from '../lib/harness.js';
 import type { LoadSpec } from '../lib/loadgen.js';
 import { SMALL } from '../lib/seed.js';
 import type { Row, ScenarioContext } from './types.js';
@@ -22,15 +22,24 @@ async function againstBaseline(ctx: ScenarioContext, node: RunningNode, name: st
       const common = { ...ctx.timing, connections, caFile: ctx.caFile(node) };
       const result = await paired(
         ctx.pairs,
-        () => runLoad({ ...common, origin: baseline.origin, method: 'GET', path: '/' }),
-        () => runLoad({ ...common, ...spec(run++), origin: node.origin }),
+        () => runLoadMeasured({ ...common, origin: baseline.origin, method: 'GET', path: '/' }, baseline.pid),
+        () => runLoadMeasured({ ...common, ...spec(run++), origin: node.origin }, node.node.proc.pid!),
       );
-      rows.push({ scenario: name, connections, ...result, target: connections === 64 ? `≥ ${target} × Koa` : 'reported', pass: connections === 64 ? result.ratio >= target : undefined });
+      rows.push({
+        scenario: name, connections, ...result, value: cpuNote(result.cpu),
+        target: connections === 64 ? `≥ ${target} × Koa` : 'reported', pass: connections === 64 ? result.ratio >= target : undefined,
+      });
     }
   } finally {
     baseline.stop();
   }
   return rows;
+}
+
+/** CPU per request of both processes, target and baseline: where the time goes. */
+function cpuNote(cpu: { server?: number; loadgen: number; baselineServer?: number; baselineLoadgen: number }): string {
+  const us = (n: number | undefined) => (n === undefined ? '?' : `${Math.round(n)} µs`);
+  return `CPU/request: node ${us(cpu.server)}, load generator ${us(cpu.loadgen)} (Koa ${us(cpu.baselineServer)}, its load generator ${us(cpu.baselineLoadgen)})`;
 }
 
 async function identityPicks(node: RunningNode): Promise<string[]> {
