@@ -15,10 +15,18 @@ export interface RouterConnection {
 export class RouterPresence {
   private readonly routers = new Map<string, number>();
   private readonly identityCounts = new Map<string, number>();
+  /** Bumped by every change, so that cached presentations can tell they are out of date. */
+  private changes = 0;
+
+  /** A number that changes whenever presence does. */
+  get version(): number {
+    return this.changes;
+  }
 
   /** Registers an open stream of `routerId`; the router is online until every stream closes. */
   open(routerId: string): RouterConnection {
     this.routers.set(routerId, (this.routers.get(routerId) ?? 0) + 1);
+    this.changes++;
     const seen = new Set<string>();
     let closed = false;
     return {
@@ -26,12 +34,14 @@ export class RouterPresence {
       noteIdentity: (identityId) => {
         if (closed || seen.has(identityId)) return;
         seen.add(identityId);
+        this.changes++;
         this.identityCounts.set(identityId, (this.identityCounts.get(identityId) ?? 0) + 1);
       },
       identities: () => seen,
       close: () => {
         if (closed) return;
         closed = true;
+        this.changes++;
         decrement(this.routers, routerId);
         for (const identityId of seen) decrement(this.identityCounts, identityId);
       },

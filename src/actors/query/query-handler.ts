@@ -27,6 +27,7 @@ import { answerConfigQuery, decorateConfig, decorateServiceConfigs } from './con
 import { answerCredentialQuery, registerCredentialDecorators } from './credential-queries.js';
 import { answerEnrollmentQuery, registerEnrollmentDecorators } from './enrollment-queries.js';
 import { Presenter, type Viewer } from './present.js';
+import { RenderCache } from './render-cache.js';
 import { presentPostureCheck } from './present-posture-checks.js';
 import { answerMfaQuery, registerMfaDecorators } from './mfa-queries.js';
 import { currentAuthQueries, requiredExtJwtSignerOf } from './secondary-queries.js';
@@ -79,6 +80,8 @@ export class QueryHandler {
   private readonly engine: QueryEngine;
   private readonly presenter: Presenter;
   private readonly access: AccessQueries;
+  /** Entities presented recently, as JSON text (see RenderCache). */
+  private readonly rendered: RenderCache;
   /** Recently presented tokens → their session (see sessionByToken); node memory only. */
   private readonly tokenSessions = new Map<string, { id: string; tokenHash: string }>();
   /** Node-local features answering queries under their own prefix (`ops.` → OpsHandler). */
@@ -93,6 +96,8 @@ export class QueryHandler {
     presence?: RouterPresence,
   ) {
     this.engine = new QueryEngine(replica);
+    this.rendered = new RenderCache(() => presence?.version ?? 0);
+    replica.events.on('applied', () => this.rendered.clear());
     this.presenter = new Presenter(replica);
     this.access = new AccessQueries(replica);
     registerAccessDecorators(this.presenter, this.access.reader);
@@ -118,7 +123,7 @@ export class QueryHandler {
     switch (msg.op) {
       case 'get':
         // Serialised here once: the gateway writes the text into the response as it is.
-        return new JsonText(JSON.stringify(await this.get(String(msg.kind), String(msg.id), viewerOf(msg))));
+        return new JsonText(await this.getJson(String(msg.kind), String(msg.id), viewerOf(msg)));
       case 'list':
         return this.list(String(msg.kind), (msg.params ?? {}) as ListParams, viewerOf(msg));
       case 'related':
@@ -166,6 +171,17 @@ export class QueryHandler {
       default:
         throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown query ${String(msg.op)}` });
     }
+  }
+
+  /** An entity as the wire shows it to this viewer, as JSON text (kept in the render cache). */
+  private async getJson(kind: string, id: string, viewer: Viewer): Promise<string> {
+    const key = `${kind}\u0000${id}\u0000${viewer.identityId ?? ''}\u0000${viewer.configTypes?.join(',') ?? ''}`;
+    return this.rendered.render(key, async () => {
+      if (!hasResource(kind)) throw new ApiError('NOT_FOUND');
+      const record = await this.replica.get(kind, id);
+      if (!record) throw new ApiError('NOT_FOUND');
+      return { json: JSON.stringify(await this.presenter.present(kind, record, viewer)), record };
+    });
   }
 
   private async get(kind: string, id: string, viewer: Viewer): Promise<unknown> {
@@ -254,7 +270,7 @@ export class QueryHandler {
     if ((access === 'admin' && !caller?.isAdmin) || (access === 'authenticated' && !caller)) return { session, denied: true };
     try {
       const viewer: Viewer = { identityId: caller?.identityId, configTypes: viewerOf(msg).configTypes };
-      return { session, json: JSON.stringify(await this.get(String(msg.kind), String(msg.id), viewer)) };
+      return { session, json: await this.getJson(String(msg.kind), String(msg.id), viewer) };
     } catch (err) {
       return { session, error: toApiError(err).toWire() };
     }

@@ -89,7 +89,7 @@ export function addResourceRoutes(router: Router, node: NodeClient, decl: Resour
     router.get(`${base}/:id`, async (ctx) => {
       // One bus request resolves the session and reads (the session middleware deferred it).
       const token = sessionToken(ctx);
-      const read = await node.query<SessionRead>({ op: 'getAs', kind, id: ctx.params.id, token, access, configTypes: viewer(ctx).configTypes });
+      const read = await node.query<SessionRead>({ op: 'getAs', kind, id: ctx.params.id, token, access, viewer: viewer(ctx) });
       if (read.deferred && read.session) {
         const passed = await passesSecondaryExtJwt(ctx, node, read.session);
         adoptSession(ctx, read.session, token, passed);

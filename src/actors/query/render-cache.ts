@@ -1,0 +1,51 @@
+// Presented entities kept as JSON text, so that reading the same entity again costs no reads,
+// presentation or serialisation. An entry lives until the next commit of any command (the
+// query handler clears the cache on every apply), a change of router presence, or a time the
+// entity's own fields name (an identity disabled until then). A rendering that began before a
+// commit is never kept.
+
+import type { Entity } from '../../domain/commands.js';
+
+/** Most entities kept; the oldest kept is dropped first. */
+const MAX_ENTRIES = 10_000;
+
+interface Entry {
+  json: string;
+  presence: number;
+  until: number;
+}
+
+export class RenderCache {
+  private readonly entries = new Map<string, Entry>();
+  /** Bumped by every clear: a rendering that started under an older epoch is not kept. */
+  private epoch = 0;
+
+  constructor(private readonly presenceVersion: () => number) {}
+
+  /** Drops everything (a command was applied). */
+  clear(): void {
+    this.epoch++;
+    this.entries.clear();
+  }
+
+  /** The JSON of `key`, from the cache or rendered now (and kept if nothing changed meanwhile). */
+  async render(key: string, render: () => Promise<{ json: string; record: Entity }>, now = Date.now()): Promise<string> {
+    const presence = this.presenceVersion();
+    const kept = this.entries.get(key);
+    if (kept && kept.presence === presence && kept.until > now) return kept.json;
+    const epoch = this.epoch;
+    const { json, record } = await render();
+    if (epoch === this.epoch && presence === this.presenceVersion()) {
+      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(key, { json, presence, until: validUntil(record) });
+    }
+    return json;
+  }
+}
+
+/** When a presentation that depends on the clock changes by itself: an identity disabled until
+ * a time shows `disabled: false` from then on. */
+function validUntil(record: Entity): number {
+  if (record.disabledAt && typeof record.disabledUntil === 'string') return Date.parse(record.disabledUntil);
+  return Number.POSITIVE_INFINITY;
+}
