@@ -25,13 +25,18 @@ export async function bodyMiddleware(ctx: Context, next: Next): Promise<void> {
   // koa-body parses only POST, PUT, PATCH and DELETE; a bodiless read skips it altogether.
   if (!hasBody && (ctx.method === 'GET' || ctx.method === 'HEAD')) return next();
   if (hasBody && Number(ctx.get('content-length') || 0) > 1024 * 1024) throw new ApiError('REQUEST_ENTITY_TOO_LARGE');
-  if (hasBody && !ctx.is('json', 'text/*', 'application/x-pem-file', 'application/pkcs10')) {
+  if (hasBody && !isPlainJson(ctx.get('content-type')) && !ctx.is('json', 'text/*', 'application/x-pem-file', 'application/pkcs10')) {
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
       code: 'UNHANDLED',
       message: `unsupported content type ${JSON.stringify(ctx.get('content-type'))}: send application/json`,
     });
   }
   await parse(ctx, next);
+}
+
+/** `application/json` with or without parameters: the common case, told without a MIME parse. */
+function isPlainJson(type: string): boolean {
+  return type === 'application/json' || type.startsWith('application/json;');
 }
 
 /** The parsed JSON body (an empty body reads as undefined). */
