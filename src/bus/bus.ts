@@ -1,7 +1,7 @@
 // The Bus contract: request/reply and publish/subscribe between the gateway, actor hosts and
 // query handlers. Implementations: MemoryBus (in-process) and NatsBus. Carries plain JSON data.
 
-import type { WireError } from '../errors.js';
+import { toApiError, type WireError } from '../errors.js';
 
 /** A handler answers a request with JSON data (or JsonText), or throws (an ApiError crosses as its wire form). */
 export type RequestHandler = (msg: unknown, subject: string) => Promise<unknown>;
@@ -22,6 +22,16 @@ export interface RequestOptions {
  * (parsed for ordinary requests, passed through for `raw` ones) instead of encoding a value. */
 export class JsonText {
   constructor(readonly text: string) {}
+}
+
+/** A message as JSON text, as both buses send it (undefined for none); a value JSON cannot
+ * carry is the caller's error. */
+export function messageText(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    throw toApiError(err);
+  }
 }
 
 export interface ServeOptions {

@@ -5,6 +5,7 @@
 import { ApiError, fromWire, toApiError, type WireError } from '../errors.js';
 import {
   JsonText,
+  messageText,
   type Bus,
   type ErrorReply,
   type EventHandler,
@@ -51,7 +52,7 @@ export class MemoryBus implements Bus {
   async request(subject: string, msg: unknown, opts: RequestOptions = {}): Promise<unknown> {
     this.assertOpen();
     assertSubject(subject, false);
-    const payload = textOrThrow(msg);
+    const payload = messageText(msg);
     const targets = this.requestTargets(subject);
     if (targets.length === 0) throw new ApiError('SERVICE_UNAVAILABLE');
     const answers = targets.map((t) => this.track(answer(t.serve!, payload, subject)));
@@ -68,7 +69,7 @@ export class MemoryBus implements Bus {
   async publish(subject: string, msg: unknown): Promise<void> {
     this.assertOpen();
     assertSubject(subject, false);
-    const payload = textOrThrow(msg);
+    const payload = messageText(msg);
     for (const entry of this.matching(subject)) {
       if (entry.event) this.track(this.deliverEvent(entry.event, parse(payload), subject));
     }
@@ -205,15 +206,6 @@ function clone(value: unknown): unknown {
 
 function parse(text: string | undefined): unknown {
   return text === undefined ? undefined : JSON.parse(text);
-}
-
-/** The message as it would cross a real bus; a value JSON cannot carry is the caller's error. */
-function textOrThrow(value: unknown): string | undefined {
-  try {
-    return JSON.stringify(value);
-  } catch (err) {
-    throw toApiError(err);
-  }
 }
 
 

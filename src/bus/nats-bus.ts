@@ -5,6 +5,7 @@ import { connect, ErrorCode, NatsError, type Msg, type NatsConnection, type Subs
 import { ApiError, fromWire, toApiError } from '../errors.js';
 import {
   JsonText,
+  messageText,
   type Bus,
   type ErrorReply,
   type EventHandler,
@@ -55,7 +56,7 @@ export class NatsBus implements Bus {
     this.assertOpen();
     assertSubject(subject, false);
     const localHandler = this.local.get(subject);
-    if (localHandler) return this.answerHere(localHandler, subject, textOrThrow(msg), opts.raw === true);
+    if (localHandler) return this.answerHere(localHandler, subject, messageText(msg), opts.raw === true);
     const data = encodeOrThrow(msg);
     let reply: Msg;
     try {
@@ -179,30 +180,14 @@ export class NatsBus implements Bus {
   }
 }
 
-/** JSON bytes; `undefined` travels as an empty payload. */
-function encode(value: unknown): Uint8Array {
-  const text = JSON.stringify(value);
-  return text === undefined ? new Uint8Array(0) : encoder.encode(text);
-}
-
 function decode(data: Uint8Array): unknown {
   return data.length === 0 ? undefined : JSON.parse(decoder.decode(data));
 }
 
+/** JSON bytes; `undefined` travels as an empty payload. */
 function encodeOrThrow(value: unknown): Uint8Array {
-  try {
-    return encode(value);
-  } catch (err) {
-    throw toApiError(err);
-  }
-}
-
-function textOrThrow(value: unknown): string | undefined {
-  try {
-    return JSON.stringify(value);
-  } catch (err) {
-    throw toApiError(err);
-  }
+  const text = messageText(value);
+  return text === undefined ? new Uint8Array(0) : encoder.encode(text);
 }
 
 /** The start of every answer envelope; JsonText goes between it and the closing brace as is. */

@@ -14,7 +14,6 @@ import { sessionMiddleware } from './middleware/session.js';
 import { NodeClient } from './node-client.js';
 import { addClientRoutes, addManagementRoutes } from './routes/index.js';
 import { addMetricsRoute } from './routes/metrics-route.js';
-import { resolvesOwnSession } from './routes/resource-routes.js';
 import { indexRoutes } from './routes/route-index.js';
 import { CLIENT_PATH, MANAGEMENT_PATH, PRODUCT_VERSION, type BaseUrl } from './routes/info-routes.js';
 
@@ -67,12 +66,12 @@ export function createGateway(opts: GatewayOptions): Koa {
   app.use(errorMiddleware(opts.logError));
   app.use(loginLimiterMiddleware(opts.loginLimiter ?? new LoginLimiter(), isLogin));
   app.use(bodyMiddleware);
+  app.use(sessionMiddleware(node));
+
   const management = new Router({ prefix: MANAGEMENT_PATH });
   addManagementRoutes(management, node, opts.baseUrl);
   const client = new Router({ prefix: CLIENT_PATH });
   addClientRoutes(client, node, opts.baseUrl);
-  app.use(sessionMiddleware(node, (ctx) => resolvesOwnSession([management, client], ctx)));
-
   const root = new Router();
   if (opts.metrics) addMetricsRoute(root, opts.metrics);
 

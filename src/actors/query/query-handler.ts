@@ -9,8 +9,7 @@ import { resolveSymbol } from '../../domain/query-symbols.js';
 import { RESOURCES, hasResource, resourceOf } from '../../domain/registry.js';
 import { filterableFields } from '../../domain/resource.js';
 import { isDisabled } from '../../domain/identity-state.js';
-import { hasSecondaryOutstanding } from '../../domain/secondary-auth.js';
-import { ApiError, invalidFilter, toApiError, type WireError } from '../../errors.js';
+import { ApiError, invalidFilter } from '../../errors.js';
 import { QueryEngine, type Scope } from '../../store/query-engine.js';
 import type { Replica } from '../../store/replica.js';
 import { hashToken } from '../api-session-factory.js';
@@ -44,17 +43,6 @@ export interface ListParams {
   roleSemantic?: string;
   /** `/identities/{id}/services`: dial or bind. */
   policyType?: string;
-}
-
-/** The answer of `getAs`: the caller's session (null: none or invalid) and the entity's JSON,
- * or why there is none: the access refused it, the read failed, or the gateway must finish the
- * session check itself (`deferred`). */
-export interface SessionRead {
-  session: SessionInfo | null;
-  json?: string;
-  denied?: true;
-  error?: WireError;
-  deferred?: true;
 }
 
 /** What the gateway learns about the caller from a session token. */
@@ -141,8 +129,6 @@ export class QueryHandler {
         return this.access.policyAdvice(String(msg.identityId), String(msg.serviceId));
       case 'resolveSession':
         return this.resolveSession(String(msg.token ?? ''));
-      case 'getAs':
-        return this.getAs(msg);
       case 'currentSession':
         return this.currentSession(String(msg.token ?? ''), msg.extJwtPassed === true);
       case 'mfaDetail':
@@ -177,18 +163,21 @@ export class QueryHandler {
   private async getJson(kind: string, id: string, viewer: Viewer): Promise<string> {
     const key = `${kind}\u0000${id}\u0000${viewer.identityId ?? ''}\u0000${viewer.configTypes?.join(',') ?? ''}`;
     return this.rendered.render(key, async () => {
-      if (!hasResource(kind)) throw new ApiError('NOT_FOUND');
-      const record = await this.replica.get(kind, id);
-      if (!record) throw new ApiError('NOT_FOUND');
-      return { json: JSON.stringify(await this.presenter.present(kind, record, viewer)), record };
+      const { record, wire } = await this.present(kind, id, viewer);
+      return { json: JSON.stringify(wire), record };
     });
   }
 
   private async get(kind: string, id: string, viewer: Viewer): Promise<unknown> {
+    return (await this.present(kind, id, viewer)).wire;
+  }
+
+  /** One stored entity and its wire shape for this viewer; 404 when there is none. */
+  private async present(kind: string, id: string, viewer: Viewer): Promise<{ record: Entity; wire: unknown }> {
     if (!hasResource(kind)) throw new ApiError('NOT_FOUND');
     const record = await this.replica.get(kind, id);
     if (!record) throw new ApiError('NOT_FOUND');
-    return this.presenter.present(kind, record, viewer);
+    return { record, wire: await this.presenter.present(kind, record, viewer) };
   }
 
   private async list(kind: string, params: ListParams, viewer: Viewer, scope?: Scope): Promise<unknown> {
@@ -245,35 +234,6 @@ export class QueryHandler {
       this.tokenSessions.set(token, { id: session.id, tokenHash });
     }
     return session;
-  }
-
-  /**
-   * A read and the session of its caller in one request (`GET /<kind>/{id}`): resolves the
-   * token as `resolveSession` does, applies the route's access (`admin`, `authenticated` or
-   * `none`) as the gateway would, and only then presents the entity. A session that must show
-   * an ext-jwt token is left to the gateway (`deferred`), which checks the token itself.
-   */
-  private async getAs(msg: Record<string, unknown>): Promise<SessionRead> {
-    const token = String(msg.token ?? '');
-    let session: SessionInfo | null = null;
-    if (token) {
-      try {
-        session = await this.resolveSession(token);
-      } catch (err) {
-        if (!(err instanceof ApiError) || err.code !== 'UNAUTHORIZED') throw err;
-      }
-    }
-    if (session && typeof session.requiredExtJwtSigner === 'string') return { session, deferred: true };
-    // A partially authenticated session is no caller here (no entity read is on the allow-list).
-    const caller = session && !hasSecondaryOutstanding(session) ? session : null;
-    const access = String(msg.access);
-    if ((access === 'admin' && !caller?.isAdmin) || (access === 'authenticated' && !caller)) return { session, denied: true };
-    try {
-      const viewer: Viewer = { identityId: caller?.identityId, configTypes: viewerOf(msg).configTypes };
-      return { session, json: await this.getJson(String(msg.kind), String(msg.id), viewer) };
-    } catch (err) {
-      return { session, error: toApiError(err).toWire() };
-    }
   }
 
   /** Validates a token, marks the session active (sliding expiry) and says who the caller is. */

@@ -27,44 +27,26 @@ export interface Caller {
   extJwtPassed?: boolean;
 }
 
-/** What the query handler says about a session token (`resolveSession`). */
-export type SessionInfo = Omit<Caller, 'token' | 'extJwtPassed'>;
-
-/**
- * Resolves the `zt-session` token before the routes run. Requests `deferred` selects (reads
- * whose route resolves the session in the same bus request as the read, see resource-routes)
- * skip this: their route calls adoptSession with the answer instead.
- */
-export function sessionMiddleware(node: NodeClient, deferred: (ctx: Context) => boolean = () => false) {
+export function sessionMiddleware(node: NodeClient) {
   return async function resolveSession(ctx: Context, next: Next): Promise<void> {
-    const token = sessionToken(ctx);
-    if (token && !deferred(ctx)) {
+    const token = ctx.get('zt-session').trim();
+    if (token) {
       try {
-        const info = await node.query<SessionInfo>({ op: 'resolveSession', token });
+        const info = await node.query<Omit<Caller, 'token' | 'extJwtPassed'>>({ op: 'resolveSession', token });
         // Most callers owe no ext-jwt token: no need to look at the request for one.
         const extJwtPassed = typeof info.requiredExtJwtSigner === 'string' ? await passesSecondaryExtJwt(ctx, node, info) : false;
-        adoptSession(ctx, info, token, extJwtPassed);
+        const caller: Caller = { ...info, token, extJwtPassed };
+        // A partially authenticated session (TOTP or ext-jwt token owed) counts as no session
+        // outside the allow-list.
+        if (!hasSecondaryOutstanding(caller) || isAllowedWhilePartial(ctx.method, ctx.path)) ctx.state.caller = caller;
+        ctx.set('expiration-seconds', String(caller.expirationSeconds));
+        ctx.set('expires-at', caller.expiresAt);
       } catch (err) {
         if (!(err instanceof ApiError) || err.code !== 'UNAUTHORIZED') throw err;
       }
     }
     await next();
   };
-}
-
-/** The request's `zt-session` token ('' when absent). */
-export function sessionToken(ctx: Context): string {
-  return ctx.get('zt-session').trim();
-}
-
-/** Makes a resolved session the request's caller and sets the expiry headers. A partially
- * authenticated session (TOTP or ext-jwt token owed) counts as no session outside the
- * allow-list. */
-export function adoptSession(ctx: Context, info: SessionInfo, token: string, extJwtPassed: boolean): void {
-  const caller: Caller = { ...info, token, extJwtPassed };
-  if (!hasSecondaryOutstanding(caller) || isAllowedWhilePartial(ctx.method, ctx.path)) ctx.state.caller = caller;
-  ctx.set('expiration-seconds', String(caller.expirationSeconds));
-  ctx.set('expires-at', caller.expiresAt);
 }
 
 /** The authenticated caller, or 401 UNAUTHORIZED. */

@@ -7,34 +7,8 @@ import { newId } from '../../domain/ids.js';
 import type { ResourceDecl } from '../../domain/resource.js';
 import { sendCreated, sendData, sendDataJson, sendEmpty } from '../envelope.js';
 import { jsonBody } from '../middleware/body.js';
-import { adoptSession, requireAccess, sessionToken, type SessionInfo } from '../middleware/session.js';
-import { passesSecondaryExtJwt } from '../login/secondary-ext-jwt.js';
-import { ApiError, fromWire, type WireError } from '../../errors.js';
+import { requireAccess } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
-
-/** The entity reads that resolve their caller's session themselves (query `getAs`). */
-const DEFERRED_SESSION = new WeakSet<Router['stack'][number]>();
-
-/** True when the route that serves this request resolves the session itself, in the same bus
- * request as its read; the session middleware leaves the token to it. */
-export function resolvesOwnSession(routers: Router[], ctx: Context): boolean {
-  if (ctx.method !== 'GET') return false;
-  for (const router of routers) {
-    const route = router.match(ctx.path, 'GET').pathAndMethod.find((layer) => layer.methods.length > 0);
-    if (route) return DEFERRED_SESSION.has(route);
-  }
-  return false;
-}
-
-/** The query handler's `getAs` answer: the session (null: none or invalid), then the entity's
- * JSON, or why there is none (access refused, read failed, or an ext-jwt token to check here). */
-interface SessionRead {
-  session: SessionInfo | null;
-  json?: string;
-  denied?: true;
-  error?: WireError;
-  deferred?: true;
-}
 
 /** A list page as the query handler returns it. */
 export interface ListReply {
@@ -87,23 +61,9 @@ export function addResourceRoutes(router: Router, node: NodeClient, decl: Resour
   if (ops.get) {
     const access = ops.get;
     router.get(`${base}/:id`, async (ctx) => {
-      // One bus request resolves the session and reads (the session middleware deferred it).
-      const token = sessionToken(ctx);
-      const read = await node.query<SessionRead>({ op: 'getAs', kind, id: ctx.params.id, token, access, viewer: viewer(ctx) });
-      if (read.deferred && read.session) {
-        const passed = await passesSecondaryExtJwt(ctx, node, read.session);
-        adoptSession(ctx, read.session, token, passed);
-        requireAccess(ctx, access);
-        sendDataJson(ctx, await node.queryJson({ op: 'get', kind, id: ctx.params.id, viewer: viewer(ctx) }));
-        return;
-      }
-      if (read.session) adoptSession(ctx, read.session, token, false);
       requireAccess(ctx, access);
-      if (read.denied) throw new ApiError('UNAUTHORIZED');
-      if (read.error) throw fromWire(read.error);
-      sendDataJson(ctx, read.json ?? 'null');
+      sendDataJson(ctx, await node.queryJson({ op: 'get', kind, id: ctx.params.id, viewer: viewer(ctx) }));
     });
-    DEFERRED_SESSION.add(router.stack[router.stack.length - 1]);
   }
   if (ops.create) {
     const access = ops.create;

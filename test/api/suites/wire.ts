@@ -108,7 +108,7 @@ export function wireSuite(node: () => TestNode): void {
       assert.ok(Date.parse(res.headers.get('expires-at') ?? '') > Date.now());
     });
 
-    it('reads one entity with the caller\'s session in the same request: expiry headers, access, 401 and 404', async () => {
+    it('reads one entity: expiry headers, access before existence, 401 and 404', async () => {
       const { mgmt, adminToken } = node();
       const user = await node().createUser('one-read-user');
       const mine = await mgmt.get(`/identities/${user.id}`, adminToken);
