@@ -4,28 +4,18 @@
 import type { Entity, Op } from '../domain/commands.js';
 import { disableFields, isDisabled } from '../domain/identity-state.js';
 import { ApiError, fieldError } from '../errors.js';
-import type { Replica } from '../store/replica.js';
-import type { WorkerPool } from '../workers/pool.js';
 import type { Actor, ActorMessage } from './actor-host.js';
 import { createApiSession, type LoginResult, type SessionRequest } from './api-session-factory.js';
+import type { CredentialDeps } from './credentials/credential-deps.js';
 import { createIdentity } from './credentials/identity-create.js';
 import { handleCredentialCommand } from './credentials/identity-credentials.js';
-import type { EntityWriter } from './entity-writer.js';
 import { loginExtJwt } from './ext-jwt-login.js';
 import { handleMfaCommand } from './mfa/mfa-commands.js';
-import type { Proposer } from './proposer.js';
 import { handlePostureCommand } from './posture/posture-commands.js';
 import type { PostureRuntime } from './posture/posture-runtime.js';
 
-export interface IdentityActorDeps {
-  replica: Replica;
-  proposer: Proposer;
-  writer: EntityWriter;
-  pool: WorkerPool;
-  /** For enrollment JWTs and certificates (see CredentialDeps). */
-  baseUrl: string;
-  signer: { caCertPem: string; caKeyPem: string };
-  controllers?: () => string[];
+/** What the identity actor needs: the credential functions' dependencies, and posture's. */
+export interface IdentityActorDeps extends CredentialDeps {
   /** Clock, timers and messaging of the posture feature (defaults: real time, no timers). */
   posture?: PostureRuntime;
 }
