@@ -1,7 +1,7 @@
 // The Bus contract: request/reply and publish/subscribe between the gateway, actor hosts and
 // query handlers. Implementations: MemoryBus (in-process) and NatsBus. Carries plain JSON data.
 
-import { toApiError, type WireError } from '../errors.js';
+import { fromWire, toApiError, type WireError } from '../errors.js';
 
 /** A handler answers a request with JSON data (or JsonText), or throws (an ApiError crosses as its wire form). */
 export type RequestHandler = (msg: unknown, subject: string) => Promise<unknown>;
@@ -31,6 +31,30 @@ export function messageText(value: unknown): string | undefined {
     return JSON.stringify(value);
   } catch (err) {
     throw toApiError(err);
+  }
+}
+
+/** Runs handler on its own copy of the message (parsed from its JSON text) and returns the
+ * answer as a caller on the other side of a wire would get it: JSON text when `raw`, else a
+ * fresh parse; a thrown error crosses as its wire form. */
+export async function answerHere(handler: RequestHandler, subject: string, text: string | undefined, raw: boolean): Promise<unknown> {
+  let value: unknown;
+  try {
+    value = await handler(text === undefined ? undefined : JSON.parse(text), subject);
+  } catch (err) {
+    throw fromWire(wireOf(err));
+  }
+  const answer = value instanceof JsonText ? value.text : JSON.stringify(value);
+  return raw || answer === undefined ? answer : JSON.parse(answer);
+}
+
+/** The wire form of anything thrown; a cause that is not JSON is dropped rather than lost. */
+export function wireOf(err: unknown): WireError {
+  const wire = toApiError(err).toWire();
+  try {
+    return JSON.parse(JSON.stringify(wire)) as WireError;
+  } catch {
+    return { code: wire.code, message: wire.message };
   }
 }
 

@@ -1,19 +1,20 @@
 // MemoryBus: the in-process Bus. NATS-style subject matching, queue groups (round-robin),
 // messages crossing as JSON text (as on a real bus), errors crossing as their wire form, and a
-// close() that drains.
+// close() that drains. Requests are answered as NatsBus answers its local subjects (answerHere in bus.ts).
 
-import { ApiError, fromWire, toApiError, type WireError } from '../errors.js';
+import { ApiError } from '../errors.js';
 import {
-  JsonText,
+  answerHere,
   messageText,
   type Bus,
-  type ErrorReply,
   type EventHandler,
   type RequestHandler,
   type RequestOptions,
   type ServeOptions,
   type Subscription,
 } from './bus.js';
+import { Deadlines } from './deadlines.js';
+import { InFlight } from './in-flight.js';
 import { assertSubject, reportEventError } from './subjects.js';
 
 /** Options of a MemoryBus. */
@@ -40,7 +41,10 @@ export class MemoryBus implements Bus {
   private readonly roundRobin = new Map<string, number>();
   /** Entries matching a subject, by subject; cleared whenever an entry comes or goes. */
   private readonly matchCache = new Map<string, Entry[]>();
-  private readonly inflight = new Set<Promise<unknown>>();
+  /** Request targets of subjects no queue group serves (the same every time), cleared with matchCache. */
+  private readonly plainTargets = new Map<string, Entry[]>();
+  private readonly inFlight = new InFlight();
+  private readonly deadlines = new Deadlines();
   private readonly onEventError: (err: unknown, subject: string) => void;
   private nextId = 1;
   private closing?: Promise<void>;
@@ -55,11 +59,9 @@ export class MemoryBus implements Bus {
     const payload = messageText(msg);
     const targets = this.requestTargets(subject);
     if (targets.length === 0) throw new ApiError('SERVICE_UNAVAILABLE');
-    const answers = targets.map((t) => this.track(answer(t.serve!, payload, subject)));
-    const reply = await withTimeout(targets.length === 1 ? answers[0] : Promise.race(answers), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    if ('error' in reply) throw fromWire(reply.error);
-    if (opts.raw || reply.text === undefined) return reply.text;
-    return JSON.parse(reply.text);
+    const raw = opts.raw === true;
+    const answers = targets.map((t) => this.inFlight.track(answerHere(t.serve!, subject, payload, raw)));
+    return this.deadlines.within(targets.length === 1 ? answers[0] : Promise.race(answers), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   }
 
   async serve(subject: string, handler: RequestHandler, opts: ServeOptions = {}): Promise<Subscription> {
@@ -71,7 +73,7 @@ export class MemoryBus implements Bus {
     assertSubject(subject, false);
     const payload = messageText(msg);
     for (const entry of this.matching(subject)) {
-      if (entry.event) this.track(this.deliverEvent(entry.event, parse(payload), subject));
+      if (entry.event) this.inFlight.track(this.deliverEvent(entry.event, parse(payload), subject));
     }
   }
 
@@ -85,7 +87,7 @@ export class MemoryBus implements Bus {
   }
 
   private async drain(): Promise<void> {
-    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+    await this.inFlight.idle();
     this.entries.clear();
   }
 
@@ -99,10 +101,12 @@ export class MemoryBus implements Bus {
     const id = this.nextId++;
     this.entries.set(id, { id, tokens: subject.split('.'), pattern: subject, ...parts });
     this.matchCache.clear();
+    this.plainTargets.clear();
     return {
       unsubscribe: async () => {
         this.entries.delete(id);
         this.matchCache.clear();
+        this.plainTargets.clear();
       },
     };
   }
@@ -120,6 +124,8 @@ export class MemoryBus implements Bus {
 
   /** Every plain server of subject, plus one member (round-robin) of each matching queue group. */
   private requestTargets(subject: string): Entry[] {
+    const known = this.plainTargets.get(subject);
+    if (known) return known;
     const plain: Entry[] = [];
     const groups = new Map<string, Entry[]>();
     for (const entry of this.matching(subject)) {
@@ -130,6 +136,10 @@ export class MemoryBus implements Bus {
       }
       const key = `${entry.pattern}\u0000${entry.queue}`;
       groups.set(key, [...(groups.get(key) ?? []), entry]);
+    }
+    if (groups.size === 0) {
+      if (this.plainTargets.size >= MATCH_CACHE_SIZE) this.plainTargets.clear();
+      this.plainTargets.set(subject, plain);
     }
     for (const [key, members] of groups) {
       const turn = this.roundRobin.get(key) ?? 0;
@@ -147,47 +157,10 @@ export class MemoryBus implements Bus {
       this.onEventError(err, subject);
     }
   }
-
-  private track<T>(work: Promise<T>): Promise<T> {
-    this.inflight.add(work);
-    void work.finally(() => this.inflight.delete(work)).catch(() => undefined);
-    return work;
-  }
 }
 
 /** Subjects whose matching entries are remembered (cleared wholesale when full). */
 const MATCH_CACHE_SIZE = 10_000;
-
-/** A handler's outcome as it crosses the bus: the answer's JSON text (undefined for none). */
-type Reply = { text: string | undefined } | ErrorReply;
-
-/** Runs one handler on its own copy of the message; its answer crosses back as JSON text. */
-async function answer(handler: RequestHandler, payload: string | undefined, subject: string): Promise<Reply> {
-  await Promise.resolve();
-  try {
-    const value = await handler(parse(payload), subject);
-    return { text: value instanceof JsonText ? value.text : JSON.stringify(value) };
-  } catch (err) {
-    return { error: wireOf(err) };
-  }
-}
-
-/** The wire form of anything thrown; a cause that is not JSON is dropped rather than lost. */
-function wireOf(err: unknown): WireError {
-  const wire = toApiError(err).toWire();
-  try {
-    return clone(wire) as WireError;
-  } catch {
-    return { code: wire.code, message: wire.message };
-  }
-}
-
-function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new ApiError('TIMEOUT')), timeoutMs);
-    work.then(resolve, reject).finally(() => clearTimeout(timer));
-  });
-}
 
 /** NATS matching: `*` is exactly one token, a final `>` one or more. */
 function matches(pattern: string[], subject: string[]): boolean {
@@ -197,11 +170,6 @@ function matches(pattern: string[], subject: string[]): boolean {
     if (pattern[i] !== '*' && pattern[i] !== subject[i]) return false;
   }
   return pattern.length === subject.length;
-}
-
-/** A JSON round trip: what a real bus would deliver. */
-function clone(value: unknown): unknown {
-  return parse(JSON.stringify(value));
 }
 
 function parse(text: string | undefined): unknown {

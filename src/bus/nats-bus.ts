@@ -5,7 +5,9 @@ import { connect, ErrorCode, NatsError, type Msg, type NatsConnection, type Subs
 import { ApiError, fromWire, toApiError } from '../errors.js';
 import {
   JsonText,
+  answerHere,
   messageText,
+  wireOf,
   type Bus,
   type ErrorReply,
   type EventHandler,
@@ -14,6 +16,7 @@ import {
   type ServeOptions,
   type Subscription,
 } from './bus.js';
+import { InFlight } from './in-flight.js';
 import { assertSubject, reportEventError } from './subjects.js';
 
 /** Options of NatsBus.connect. */
@@ -38,7 +41,7 @@ export class NatsBus implements Bus {
   private readonly subs = new Set<NatsSub>();
   /** Exact subjects served with `local`: this process's requests to them skip the network. */
   private readonly local = new Map<string, RequestHandler>();
-  private readonly inflight = new Set<Promise<unknown>>();
+  private readonly inFlight = new InFlight();
   private closing?: Promise<void>;
 
   private constructor(
@@ -56,7 +59,7 @@ export class NatsBus implements Bus {
     this.assertOpen();
     assertSubject(subject, false);
     const localHandler = this.local.get(subject);
-    if (localHandler) return this.answerHere(localHandler, subject, messageText(msg), opts.raw === true);
+    if (localHandler) return this.inFlight.track(answerHere(localHandler, subject, messageText(msg), opts.raw === true));
     const data = encodeOrThrow(msg);
     let reply: Msg;
     try {
@@ -68,7 +71,7 @@ export class NatsBus implements Bus {
   }
 
   async serve(subject: string, handler: RequestHandler, opts: ServeOptions = {}): Promise<Subscription> {
-    const sub = await this.add(subject, opts.queue, (m) => this.track(this.answer(m, handler)));
+    const sub = await this.add(subject, opts.queue, (m) => this.inFlight.track(this.answer(m, handler)));
     if (!opts.local || subject.includes('*') || subject.includes('>')) return sub;
     this.local.set(subject, handler);
     return {
@@ -77,22 +80,6 @@ export class NatsBus implements Bus {
         await sub.unsubscribe();
       },
     };
-  }
-
-  /** A request answered in this process: the same JSON envelope both ways as over NATS (as
-   * text: the bytes would only be encoded and decoded again). */
-  private answerHere(handler: RequestHandler, subject: string, text: string | undefined, raw: boolean): Promise<unknown> {
-    const work = (async () => {
-      let reply: string;
-      try {
-        reply = okEnvelope(await handler(text === undefined ? undefined : JSON.parse(text), subject));
-      } catch (err) {
-        reply = errorEnvelope(err);
-      }
-      return openEnvelope(reply, raw);
-    })();
-    this.track(work);
-    return work;
   }
 
   async publish(subject: string, msg: unknown): Promise<void> {
@@ -107,7 +94,7 @@ export class NatsBus implements Bus {
   }
 
   async subscribe(subject: string, handler: EventHandler): Promise<Subscription> {
-    return this.add(subject, undefined, (m) => this.track(this.deliverEvent(m, handler)));
+    return this.add(subject, undefined, (m) => this.inFlight.track(this.deliverEvent(m, handler)));
   }
 
   close(): Promise<void> {
@@ -118,7 +105,7 @@ export class NatsBus implements Bus {
   /** Stops intake (subscriptions drained), lets handlers answer, then drains the connection. */
   private async drain(): Promise<void> {
     await Promise.allSettled([...this.subs].map((s) => s.drain()));
-    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+    await this.inFlight.idle();
     if (this.nc.isClosed() || this.nc.isDraining()) return;
     await this.nc.drain().catch(() => undefined);
   }
@@ -174,10 +161,6 @@ export class NatsBus implements Bus {
     }
   }
 
-  private track(work: Promise<unknown>): void {
-    this.inflight.add(work);
-    void work.finally(() => this.inflight.delete(work)).catch(() => undefined);
-  }
 }
 
 function decode(data: Uint8Array): unknown {
@@ -201,12 +184,7 @@ function okEnvelope(value: unknown): string {
 
 /** The error envelope; a cause that is not JSON is dropped rather than the whole error. */
 function errorEnvelope(err: unknown): string {
-  const wire = toApiError(err).toWire();
-  try {
-    return JSON.stringify({ error: wire });
-  } catch {
-    return JSON.stringify({ error: { code: wire.code, message: wire.message } });
-  }
+  return JSON.stringify({ error: wireOf(err) });
 }
 
 /** The answer of a reply envelope (its JSON text when `raw`), or the error it carries. */
