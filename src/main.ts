@@ -182,6 +182,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     onRequest: createRequestObserver({ log, metrics, traces }),
     metrics: () => metrics.render(),
     loginLimiter,
+    replicaVersion: () => replica.appliedSeq,
   });
   handle = app.callback();
 

@@ -9,6 +9,7 @@ import type { CommandScope } from '../bus/subjects.js';
 import { ApiError } from '../errors.js';
 import { bodyMiddleware } from './middleware/body.js';
 import { errorMiddleware, type ErrorLogger } from './middleware/errors.js';
+import { CallerCache } from './middleware/caller-cache.js';
 import { LoginLimiter, loginLimiterMiddleware } from './middleware/login-limiter.js';
 import { sessionMiddleware } from './middleware/session.js';
 import { NodeClient } from './node-client.js';
@@ -30,6 +31,9 @@ export interface GatewayOptions {
   metrics?: () => Promise<string>;
   /** Bounds concurrent logins (POST /authenticate); default: a fresh adaptive 5..250 window. */
   loginLimiter?: LoginLimiter;
+  /** This node's replica version (its applied log position). When given, a session resolved
+   * less than a second ago at the same version is reused without asking the query handler. */
+  replicaVersion?: () => number;
 }
 
 /** What the gateway reports about each finished request. Never bodies, headers or tokens. */
@@ -66,7 +70,7 @@ export function createGateway(opts: GatewayOptions): Koa {
   app.use(errorMiddleware(opts.logError));
   app.use(loginLimiterMiddleware(opts.loginLimiter ?? new LoginLimiter(), isLogin));
   app.use(bodyMiddleware);
-  app.use(sessionMiddleware(node));
+  app.use(sessionMiddleware(node, opts.replicaVersion && new CallerCache(opts.replicaVersion)));
 
   const management = new Router({ prefix: MANAGEMENT_PATH });
   addManagementRoutes(management, node, opts.baseUrl);

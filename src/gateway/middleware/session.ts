@@ -1,5 +1,5 @@
-// Session resolution: reads the `zt-session` header, asks the query handler who the caller is,
-// checks a required secondary ext-jwt token, and sets the expiry headers. Access checks
+// Session resolution: reads the `zt-session` header, asks the query handler who the caller is
+// (or recalls its answer of a moment ago), checks a required secondary ext-jwt token, and sets the expiry headers. Access checks
 // (authenticated / admin) are helpers routes call.
 
 import type { Context, Next } from 'koa';
@@ -7,6 +7,7 @@ import { hasSecondaryOutstanding } from '../../domain/secondary-auth.js';
 import { ApiError } from '../../errors.js';
 import { passesSecondaryExtJwt } from '../login/secondary-ext-jwt.js';
 import type { NodeClient } from '../node-client.js';
+import type { CallerCache, ResolvedSession } from './caller-cache.js';
 import { isAllowedWhilePartial } from './partial-session.js';
 
 /** The caller, as the query handler resolved the session token. */
@@ -27,12 +28,21 @@ export interface Caller {
   extJwtPassed?: boolean;
 }
 
-export function sessionMiddleware(node: NodeClient) {
+/** `callers` (optional) remembers resolved sessions for a moment (see CallerCache). */
+export function sessionMiddleware(node: NodeClient, callers?: CallerCache) {
+  const resolve = async (token: string): Promise<ResolvedSession> => {
+    const known = callers?.recall(token);
+    if (known) return known;
+    const version = callers?.currentVersion();
+    const session = await node.query<ResolvedSession>({ op: 'resolveSession', token });
+    if (callers && version !== undefined) callers.remember(token, session, version);
+    return session;
+  };
   return async function resolveSession(ctx: Context, next: Next): Promise<void> {
     const token = ctx.get('zt-session').trim();
     if (token) {
       try {
-        const info = await node.query<Omit<Caller, 'token' | 'extJwtPassed'>>({ op: 'resolveSession', token });
+        const info = await resolve(token);
         // Most callers owe no ext-jwt token: no need to look at the request for one.
         const extJwtPassed = typeof info.requiredExtJwtSigner === 'string' ? await passesSecondaryExtJwt(ctx, node, info) : false;
         const caller: Caller = { ...info, token, extJwtPassed };

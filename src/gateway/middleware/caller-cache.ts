@@ -1,0 +1,58 @@
+// Sessions the gateway resolved a moment ago, by token: a repeated token skips the round trip
+// to the query handler while this node's replica is unchanged, for at most a second. Any applied
+// change (a deleted session, a disabled identity, MFA completed, a new auth policy) makes every
+// entry stale at once; the second bounds what time alone changes, and means the query handler
+// still sees each busy session, and records its activity, about once a second.
+
+import type { Caller } from './session.js';
+
+/** What the query handler answers for a valid token. */
+export type ResolvedSession = Omit<Caller, 'token' | 'extJwtPassed'>;
+
+interface Entry {
+  session: ResolvedSession;
+  /** The replica version the session was resolved at. */
+  version: number;
+  /** When it was resolved (Date.now() ms), and its expiry then. */
+  at: number;
+  expiresAtMs: number;
+}
+
+/** How long a resolved session is reused at most (ms). */
+const REUSE_MS = 1_000;
+/** Tokens remembered at most; the oldest goes first. */
+const MAX_TOKENS = 10_000;
+
+export class CallerCache {
+  private readonly entries = new Map<string, Entry>();
+
+  /** `version` is this node's replica version (its applied log position). */
+  constructor(private readonly version: () => number) {}
+
+  /** The replica version to pass to `remember` for a session resolved from now on. */
+  currentVersion(): number {
+    return this.version();
+  }
+
+  /** The session of token if it was resolved at the current replica version less than a second
+   * ago, its expiry moved on by the time since (this request is activity too). */
+  recall(token: string, now = Date.now()): ResolvedSession | undefined {
+    const entry = this.entries.get(token);
+    if (!entry) return undefined;
+    if (entry.version !== this.version() || now - entry.at >= REUSE_MS || now < entry.at) {
+      this.entries.delete(token);
+      return undefined;
+    }
+    return { ...entry.session, expiresAt: new Date(entry.expiresAtMs + (now - entry.at)).toISOString() };
+  }
+
+  /** Keeps a session resolved at `version` (read before the resolution was asked for, so a change
+   * landing meanwhile makes it stale rather than hiding). */
+  remember(token: string, session: ResolvedSession, version: number, now = Date.now()): void {
+    const expiresAtMs = Date.parse(session.expiresAt);
+    if (Number.isNaN(expiresAtMs)) return;
+    this.entries.delete(token);
+    if (this.entries.size >= MAX_TOKENS) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(token, { session, version, at: now, expiresAtMs });
+  }
+}
