@@ -15,6 +15,7 @@ import { sessionMiddleware } from './middleware/session.js';
 import { NodeClient } from './node-client.js';
 import { addClientRoutes, addManagementRoutes } from './routes/index.js';
 import { addMetricsRoute } from './routes/metrics-route.js';
+import { dispatchByPrefix } from './routes/prefix-dispatch.js';
 import { indexRoutes } from './routes/route-index.js';
 import { CLIENT_PATH, MANAGEMENT_PATH, PRODUCT_VERSION, type BaseUrl } from './routes/info-routes.js';
 
@@ -81,10 +82,12 @@ export function createGateway(opts: GatewayOptions): Koa {
 
   indexRoutes(management, MANAGEMENT_PATH);
   indexRoutes(client, CLIENT_PATH);
-  for (const router of [root, management, client]) {
-    app.use(router.routes());
-    app.use(router.allowedMethods({ throw: true, methodNotAllowed: () => new ApiError('METHOD_NOT_ALLOWED') }));
-  }
+  const allowedMethods = (router: Router) => router.allowedMethods({ throw: true, methodNotAllowed: () => new ApiError('METHOD_NOT_ALLOWED') });
+  app.use(dispatchByPrefix([
+    { prefix: MANAGEMENT_PATH, router: management, allowedMethods: allowedMethods(management) },
+    { prefix: CLIENT_PATH, router: client, allowedMethods: allowedMethods(client) },
+    { prefix: '', router: root, allowedMethods: allowedMethods(root) },
+  ]));
   return app;
 }
 
