@@ -30,9 +30,7 @@ export interface Caller {
 
 /** `callers` (optional) remembers resolved sessions for a moment (see CallerCache). */
 export function sessionMiddleware(node: NodeClient, callers?: CallerCache) {
-  const resolve = async (token: string): Promise<ResolvedSession> => {
-    const known = callers?.recall(token);
-    if (known) return known;
+  const ask = async (token: string): Promise<ResolvedSession> => {
     const version = callers?.currentVersion();
     const session = await node.query<ResolvedSession>({ op: 'resolveSession', token });
     if (callers && version !== undefined) callers.remember(token, session, version);
@@ -42,7 +40,7 @@ export function sessionMiddleware(node: NodeClient, callers?: CallerCache) {
     const token = ctx.get('zt-session').trim();
     if (token) {
       try {
-        const info = await resolve(token);
+        const info = callers?.recall(token) ?? (await ask(token));
         // Most callers owe no ext-jwt token: no need to look at the request for one.
         const extJwtPassed = typeof info.requiredExtJwtSigner === 'string' ? await passesSecondaryExtJwt(ctx, node, info) : false;
         const caller: Caller = { ...info, token, extJwtPassed };
