@@ -9,6 +9,12 @@ import type { Caller } from './session.js';
 /** What the query handler answers for a valid token. */
 export type ResolvedSession = Omit<Caller, 'token' | 'extJwtPassed'>;
 
+/** A session recalled for a request, and its expiry as of now. */
+export interface Recalled {
+  session: ResolvedSession;
+  expiresAt: string;
+}
+
 interface Entry {
   session: ResolvedSession;
   /** The replica version the session was resolved at. */
@@ -25,6 +31,7 @@ const MAX_TOKENS = 10_000;
 
 export class CallerCache {
   private readonly entries = new Map<string, Entry>();
+  private lastIso = { ms: Number.NaN, text: '' };
 
   /** `version` is this node's replica version (its applied log position). */
   constructor(private readonly version: () => number) {}
@@ -35,15 +42,21 @@ export class CallerCache {
   }
 
   /** The session of token if it was resolved at the current replica version less than a second
-   * ago, its expiry moved on by the time since (this request is activity too). */
-  recall(token: string, now = Date.now()): ResolvedSession | undefined {
+   * ago, with its expiry moved on by the time since (this request is activity too). */
+  recall(token: string, now = Date.now()): Recalled | undefined {
     const entry = this.entries.get(token);
     if (!entry) return undefined;
     if (entry.version !== this.version() || now - entry.at >= REUSE_MS || now < entry.at) {
       this.entries.delete(token);
       return undefined;
     }
-    return { ...entry.session, expiresAt: new Date(entry.expiresAtMs + (now - entry.at)).toISOString() };
+    return { session: entry.session, expiresAt: this.isoTime(entry.expiresAtMs + (now - entry.at)) };
+  }
+
+  /** ISO-8601 of a time; requests in the same millisecond share the string. */
+  private isoTime(ms: number): string {
+    if (ms !== this.lastIso.ms) this.lastIso = { ms, text: new Date(ms).toISOString() };
+    return this.lastIso.text;
   }
 
   /** Keeps a session resolved at `version` (read before the resolution was asked for, so a change

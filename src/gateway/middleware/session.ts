@@ -7,7 +7,7 @@ import { hasSecondaryOutstanding } from '../../domain/secondary-auth.js';
 import { ApiError } from '../../errors.js';
 import { passesSecondaryExtJwt } from '../login/secondary-ext-jwt.js';
 import type { NodeClient } from '../node-client.js';
-import type { CallerCache, ResolvedSession } from './caller-cache.js';
+import type { CallerCache, Recalled, ResolvedSession } from './caller-cache.js';
 import { isAllowedWhilePartial } from './partial-session.js';
 
 /** The caller, as the query handler resolved the session token. */
@@ -30,20 +30,20 @@ export interface Caller {
 
 /** `callers` (optional) remembers resolved sessions for a moment (see CallerCache). */
 export function sessionMiddleware(node: NodeClient, callers?: CallerCache) {
-  const ask = async (token: string): Promise<ResolvedSession> => {
+  const ask = async (token: string): Promise<Recalled> => {
     const version = callers?.currentVersion();
     const session = await node.query<ResolvedSession>({ op: 'resolveSession', token });
     if (callers && version !== undefined) callers.remember(token, session, version);
-    return session;
+    return { session, expiresAt: session.expiresAt };
   };
   return async function resolveSession(ctx: Context, next: Next): Promise<void> {
     const token = ctx.get('zt-session').trim();
     if (token) {
       try {
-        const info = callers?.recall(token) ?? (await ask(token));
+        const { session, expiresAt } = callers?.recall(token) ?? (await ask(token));
         // Most callers owe no ext-jwt token: no need to look at the request for one.
-        const extJwtPassed = typeof info.requiredExtJwtSigner === 'string' ? await passesSecondaryExtJwt(ctx, node, info) : false;
-        const caller: Caller = { ...info, token, extJwtPassed };
+        const extJwtPassed = typeof session.requiredExtJwtSigner === 'string' ? await passesSecondaryExtJwt(ctx, node, session) : false;
+        const caller = callerOf(session, token, expiresAt, extJwtPassed);
         // A partially authenticated session (TOTP or ext-jwt token owed) counts as no session
         // outside the allow-list.
         if (!hasSecondaryOutstanding(caller) || isAllowedWhilePartial(ctx.method, ctx.path)) ctx.state.caller = caller;
@@ -54,6 +54,23 @@ export function sessionMiddleware(node: NodeClient, callers?: CallerCache) {
       }
     }
     await next();
+  };
+}
+
+/** The caller, field by field (one object shape for every request). */
+function callerOf(session: ResolvedSession, token: string, expiresAt: string, extJwtPassed: boolean): Caller {
+  return {
+    apiSessionId: session.apiSessionId,
+    identityId: session.identityId,
+    identityName: session.identityName,
+    isAdmin: session.isAdmin,
+    expiresAt,
+    expirationSeconds: session.expirationSeconds,
+    token,
+    isMfaRequired: session.isMfaRequired,
+    isMfaComplete: session.isMfaComplete,
+    requiredExtJwtSigner: session.requiredExtJwtSigner,
+    extJwtPassed,
   };
 }
 

@@ -23,7 +23,7 @@ describe('CallerCache', () => {
     const cache = new CallerCache(() => 7);
     cache.remember('token-a', session('s-a'), 7, T0);
     const recalled = cache.recall('token-a', T0 + 250);
-    assert.equal(recalled?.apiSessionId, 's-a');
+    assert.equal(recalled?.session.apiSessionId, 's-a');
     assert.equal(recalled?.expiresAt, new Date(T0 + 1_800_000 + 250).toISOString());
     assert.equal(cache.recall('token-b', T0 + 250), undefined, 'another token is not known');
   });
@@ -57,7 +57,7 @@ describe('CallerCache', () => {
     const cache = new CallerCache(() => 1);
     for (let i = 0; i <= 10_000; i++) cache.remember(`token-${i}`, session(`s-${i}`), 1, T0);
     assert.equal(cache.recall('token-0', T0 + 1), undefined);
-    assert.equal(cache.recall('token-1', T0 + 1)?.apiSessionId, 's-1');
-    assert.equal(cache.recall('token-10000', T0 + 1)?.apiSessionId, 's-10000');
+    assert.equal(cache.recall('token-1', T0 + 1)?.session.apiSessionId, 's-1');
+    assert.equal(cache.recall('token-10000', T0 + 1)?.session.apiSessionId, 's-10000');
   });
 });
