@@ -15,12 +15,22 @@ export interface Logger {
 
 export function createLogger(level: Level, base: Record<string, unknown> = {}, sink = defaultSink): Logger {
   const plainBase = isPlain(base);
+  // The entry's own keys and the base's: a field with one of these names overrides it, which
+  // the general path below does.
+  const taken = new Set(['time', 'level', 'msg', ...Object.keys(base)]);
+  const baseText = JSON.stringify(base).slice(1, -1);
   const write = (at: Level, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[at] < ORDER[level]) return;
-    const entry = { time: now(), level: at, msg, ...base, ...fields };
-    // Flat entries with no secret-looking field and no key material need no replacer walk.
-    const plain = plainBase && (fields === undefined || isPlain(fields)) && !msg.includes('PRIVATE KEY-----');
-    sink(at, plain ? JSON.stringify(entry) : JSON.stringify(entry, redactingReplacer));
+    // Flat entries with no secret-looking field and no key material need no replacer walk, and
+    // their line is put together as text, without merging objects (this runs once a request).
+    if (plainBase && (fields === undefined || isPlain(fields, taken)) && !msg.includes('PRIVATE KEY-----')) {
+      const fieldsText = fields === undefined ? '{}' : JSON.stringify(fields);
+      let line = `{"time":"${now()}","level":"${at}","msg":${JSON.stringify(msg)}`;
+      if (baseText) line += `,${baseText}`;
+      sink(at, fieldsText.length > 2 ? `${line},${fieldsText.slice(1)}` : `${line}}`);
+      return;
+    }
+    sink(at, JSON.stringify({ time: now(), level: at, msg, ...base, ...fields }, redactingReplacer));
   };
   return {
     debug: (m, f) => write('debug', m, f),
@@ -68,10 +78,11 @@ function isSecretName(key: string): boolean {
 }
 
 /** True when every value is a boolean or null, or a number or a string without key material
- * under a name that does not look secret: such fields serialise exactly as the redacting
- * replacer would leave them. */
-function isPlain(fields: Record<string, unknown>): boolean {
+ * under a name that does not look secret (and not in `taken`): such fields serialise exactly as
+ * the redacting replacer would leave them. */
+function isPlain(fields: Record<string, unknown>, taken?: Set<string>): boolean {
   for (const key in fields) {
+    if (taken?.has(key)) return false;
     const value = fields[key];
     if (value === undefined || value === null || typeof value === 'boolean') continue;
     if (typeof value === 'string' ? value.includes('PRIVATE KEY-----') : typeof value !== 'number') return false;

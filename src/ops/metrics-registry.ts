@@ -20,15 +20,19 @@ abstract class Metric {
   abstract readonly type: 'counter' | 'gauge' | 'histogram';
 
   protected slot(labels: Labels): { labels: string[]; value: number } | undefined {
-    const values = this.labelNames.map((name) => String(labels[name] ?? ''));
-    const key = values.join('\x00');
+    // The key is built in one pass: this runs on every request (request metrics).
+    let key = '';
+    for (let i = 0; i < this.labelNames.length; i++) {
+      const value = labels[this.labelNames[i]];
+      key += i === 0 ? String(value ?? '') : `\x00${String(value ?? '')}`;
+    }
     let slot = this.series.get(key);
     if (!slot) {
       if (this.series.size >= MAX_SERIES) {
         this.registry.droppedSeries++;
         return undefined;
       }
-      slot = { labels: values, value: 0 };
+      slot = { labels: this.labelNames.map((name) => String(labels[name] ?? '')), value: 0 };
       this.series.set(key, slot);
     }
     return slot;
@@ -73,7 +77,8 @@ export class Gauge extends Metric {
 /** Observations counted into cumulative buckets (seconds, by convention). */
 export class Histogram extends Metric {
   readonly type = 'histogram';
-  private readonly data = new Map<string, { labels: string[]; buckets: number[]; sum: number; count: number }>();
+  /** Bucket counts by series (the slot object of its labels). */
+  private readonly data = new Map<object, { labels: string[]; buckets: number[]; sum: number; count: number }>();
 
   constructor(name: string, help: string, labelNames: readonly string[], registry: MetricsRegistry, readonly buckets: readonly number[]) {
     super(name, help, labelNames, registry);
@@ -82,11 +87,10 @@ export class Histogram extends Metric {
   observe(labels: Labels, value: number): void {
     const slot = this.slot(labels);
     if (!slot || !Number.isFinite(value)) return;
-    const key = slot.labels.join('\x00');
-    let data = this.data.get(key);
+    let data = this.data.get(slot);
     if (!data) {
       data = { labels: slot.labels, buckets: this.buckets.map(() => 0), sum: 0, count: 0 };
-      this.data.set(key, data);
+      this.data.set(slot, data);
     }
     // Counted in the first bucket that holds the value; render() makes them cumulative.
     const i = firstAtLeast(this.buckets, value);

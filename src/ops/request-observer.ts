@@ -25,16 +25,12 @@ export function createRequestObserver({ log, metrics, traces }: RequestObserverD
       metrics.observeLogin(entry.loginMethod, entry.status, loginFailureReason(entry.errorCode, entry.errorCause));
     }
     const traceId = traces.isTraced(entry.identityId, TRACE_API);
-    log.info('request', {
-      requestId: entry.requestId,
-      method: entry.method,
-      route,
-      status: entry.status,
-      ms,
-      ...(entry.identityId ? { identityId: entry.identityId } : {}),
-      ...(entry.errorCode ? { code: entry.errorCode } : {}),
-      ...(traceId ? { traceId } : {}),
-    });
+    // Built field by field: conditional spreads cost more than the rest of the line.
+    const fields: Record<string, unknown> = { requestId: entry.requestId, method: entry.method, route, status: entry.status, ms };
+    if (entry.identityId) fields.identityId = entry.identityId;
+    if (entry.errorCode) fields.code = entry.errorCode;
+    if (traceId) fields.traceId = traceId;
+    log.info('request', fields);
     if (traceId) {
       traces.trace(entry.identityId, TRACE_API, 'trace request', {
         requestId: entry.requestId, method: entry.method, path: entry.path, route, status: entry.status, ms, code: entry.errorCode,

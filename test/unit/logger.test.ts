@@ -57,3 +57,28 @@ describe('logger redaction', () => {
     assert.match(lines[0]!, /\[redacted private key\]/);
   });
 });
+
+describe('logger lines', () => {
+  it('writes time, level, msg, the child fields and the entry fields, in that order, as one JSON object', () => {
+    const lines: string[] = [];
+    const log = createLogger('debug', { node: 'n1' }, (_level, line) => lines.push(line)).child({ part: 'gateway' });
+    log.info('request', { requestId: 'r-1', status: 200, ms: 1.5, skipped: undefined, flag: true });
+    log.info('bare');
+    const entry = JSON.parse(lines[0]!);
+    assert.deepEqual(Object.keys(entry), ['time', 'level', 'msg', 'node', 'part', 'requestId', 'status', 'ms', 'flag']);
+    assert.deepEqual({ ...entry, time: undefined }, { time: undefined, level: 'info', msg: 'request', node: 'n1', part: 'gateway', requestId: 'r-1', status: 200, ms: 1.5, flag: true });
+    assert.ok(!Number.isNaN(Date.parse(entry.time)));
+    assert.deepEqual(Object.keys(JSON.parse(lines[1]!)), ['time', 'level', 'msg', 'node', 'part']);
+  });
+
+  it('lets an entry field override a child field or the message, with no key written twice', () => {
+    const lines: string[] = [];
+    const log = createLogger('debug', { node: 'n1' }, (_level, line) => lines.push(line));
+    log.info('first', { node: 'n2', msg: 'second', level: 'x' });
+    assert.equal(lines[0]!.match(/"node"/g)?.length, 1);
+    assert.equal(lines[0]!.match(/"msg"/g)?.length, 1);
+    const entry = JSON.parse(lines[0]!);
+    assert.equal(entry.node, 'n2');
+    assert.equal(entry.msg, 'second');
+  });
+});
