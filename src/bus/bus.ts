@@ -37,15 +37,23 @@ export function messageText(value: unknown): string | undefined {
 /** Runs handler on its own copy of the message (parsed from its JSON text) and returns the
  * answer as a caller on the other side of a wire would get it: JSON text when `raw`, else a
  * fresh parse; a thrown error crosses as its wire form. */
-export async function answerHere(handler: RequestHandler, subject: string, text: string | undefined, raw: boolean): Promise<unknown> {
-  let value: unknown;
+export function answerHere(handler: RequestHandler, subject: string, text: string | undefined, raw: boolean): Promise<unknown> {
+  let answering: Promise<unknown>;
   try {
-    value = await handler(text === undefined ? undefined : JSON.parse(text), subject);
+    answering = Promise.resolve(handler(text === undefined ? undefined : JSON.parse(text), subject));
   } catch (err) {
-    throw fromWire(wireOf(err));
+    return Promise.reject(fromWire(wireOf(err)));
   }
-  const answer = value instanceof JsonText ? value.text : JSON.stringify(value);
-  return raw || answer === undefined ? answer : JSON.parse(answer);
+  // One reaction, not an async function's: this runs for every read the gateway makes.
+  return answering.then(
+    (value) => {
+      const answer = value instanceof JsonText ? value.text : JSON.stringify(value);
+      return raw || answer === undefined ? answer : JSON.parse(answer);
+    },
+    (err: unknown) => {
+      throw fromWire(wireOf(err));
+    },
+  );
 }
 
 /** The wire form of anything thrown; a cause that is not JSON is dropped rather than lost. */

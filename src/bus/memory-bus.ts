@@ -60,8 +60,9 @@ export class MemoryBus implements Bus {
     const targets = this.requestTargets(subject);
     if (targets.length === 0) throw new ApiError('SERVICE_UNAVAILABLE');
     const raw = opts.raw === true;
-    const answers = targets.map((t) => this.inFlight.track(answerHere(t.serve!, subject, payload, raw)));
-    return this.deadlines.within(targets.length === 1 ? answers[0] : Promise.race(answers), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const answer = (target: Entry) => this.inFlight.track(answerHere(target.serve!, subject, payload, raw));
+    const answered = targets.length === 1 ? answer(targets[0]) : Promise.race(targets.map(answer));
+    return this.deadlines.within(answered, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   }
 
   async serve(subject: string, handler: RequestHandler, opts: ServeOptions = {}): Promise<Subscription> {
