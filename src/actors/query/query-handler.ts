@@ -109,9 +109,15 @@ export class QueryHandler {
     const delegated = dot > 0 ? this.delegates.get(String(msg.op).slice(0, dot)) : undefined;
     if (delegated) return delegated(msg);
     switch (msg.op) {
-      case 'get':
-        // Serialised here once: the gateway writes the text into the response as it is.
-        return new JsonText(await this.getJson(String(msg.kind), String(msg.id), viewerOf(msg)));
+      case 'get': {
+        // Serialised here once: the gateway writes the text into the response as it is. A kept
+        // rendering is answered without another async step.
+        const kind = String(msg.kind);
+        const id = String(msg.id);
+        const viewer = viewerOf(msg);
+        const key = renderKey(kind, id, viewer);
+        return new JsonText(this.rendered.fresh(key) ?? (await this.getJson(key, kind, id, viewer)));
+      }
       case 'list':
         return this.list(String(msg.kind), (msg.params ?? {}) as ListParams, viewerOf(msg));
       case 'related':
@@ -160,8 +166,7 @@ export class QueryHandler {
   }
 
   /** An entity as the wire shows it to this viewer, as JSON text (kept in the render cache). */
-  private async getJson(kind: string, id: string, viewer: Viewer): Promise<string> {
-    const key = `${kind}\u0000${id}\u0000${viewer.identityId ?? ''}\u0000${viewer.configTypes?.join(',') ?? ''}`;
+  private async getJson(key: string, kind: string, id: string, viewer: Viewer): Promise<string> {
     return this.rendered.render(key, async () => {
       const { record, wire } = await this.present(kind, id, viewer);
       return { json: JSON.stringify(wire), record };
@@ -302,6 +307,11 @@ export class QueryHandler {
     }
     return counts;
   }
+}
+
+/** The render cache's key of an entity as one viewer sees it. */
+function renderKey(kind: string, id: string, viewer: Viewer): string {
+  return `${kind}\u0000${id}\u0000${viewer.identityId ?? ''}\u0000${viewer.configTypes?.join(',') ?? ''}`;
 }
 
 function viewerOf(msg: Record<string, unknown>): Viewer {

@@ -28,11 +28,17 @@ export class RenderCache {
     this.entries.clear();
   }
 
+  /** The kept JSON of `key` if it is still valid (no waiting: the common case of a read). */
+  fresh(key: string, now = Date.now()): string | undefined {
+    const kept = this.entries.get(key);
+    return kept && kept.presence === this.presenceVersion() && kept.until > now ? kept.json : undefined;
+  }
+
   /** The JSON of `key`, from the cache or rendered now (and kept if nothing changed meanwhile). */
   async render(key: string, render: () => Promise<{ json: string; record: Entity }>, now = Date.now()): Promise<string> {
+    const kept = this.fresh(key, now);
+    if (kept !== undefined) return kept;
     const presence = this.presenceVersion();
-    const kept = this.entries.get(key);
-    if (kept && kept.presence === presence && kept.until > now) return kept.json;
     const epoch = this.epoch;
     const { json, record } = await render();
     if (epoch === this.epoch && presence === this.presenceVersion()) {

@@ -33,6 +33,19 @@ describe('RenderCache', () => {
     assert.equal(r.renders, 2);
   });
 
+  it('fresh answers a kept rendering at once and nothing once it is stale', async () => {
+    let presence = 0;
+    const cache = new RenderCache(() => presence);
+    assert.equal(cache.fresh('k'), undefined);
+    await cache.render('k', counting(entity()).render);
+    assert.equal(cache.fresh('k'), '{"n":1}');
+    presence++;
+    assert.equal(cache.fresh('k'), undefined);
+    await cache.render('k', counting(entity()).render);
+    cache.clear();
+    assert.equal(cache.fresh('k'), undefined);
+  });
+
   it('renders again when router presence changed', async () => {
     let presence = 0;
     const cache = new RenderCache(() => presence);
