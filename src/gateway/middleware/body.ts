@@ -20,10 +20,15 @@ const parse = koaBody({
   parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
 });
 
-export async function bodyMiddleware(ctx: Context, next: Next): Promise<void> {
+export function bodyMiddleware(ctx: Context, next: Next): Promise<void> {
   const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
-  // koa-body parses only POST, PUT, PATCH and DELETE; a bodiless read skips it altogether.
+  // koa-body parses only POST, PUT, PATCH and DELETE; a bodiless read skips it altogether (and
+  // takes no async step of its own).
   if (!hasBody && (ctx.method === 'GET' || ctx.method === 'HEAD')) return next();
+  return parseBody(ctx, next, hasBody);
+}
+
+async function parseBody(ctx: Context, next: Next, hasBody: boolean): Promise<void> {
   if (hasBody && Number(ctx.get('content-length') || 0) > 1024 * 1024) throw new ApiError('REQUEST_ENTITY_TOO_LARGE');
   if (hasBody && !isPlainJson(ctx.get('content-type')) && !ctx.is('json', 'text/*', 'application/x-pem-file', 'application/pkcs10')) {
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {

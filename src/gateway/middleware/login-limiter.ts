@@ -54,10 +54,10 @@ export class LoginLimiter {
   }
 }
 
-/** Runs the requests `isLogin` selects through the limiter; all others pass untouched. */
+/** Runs the requests `isLogin` selects through the limiter; all others pass untouched (and
+ * without an async step of their own: this runs for every request). */
 export function loginLimiterMiddleware(limiter: LoginLimiter, isLogin: (ctx: Context) => boolean) {
-  return async function limitLogins(ctx: Context, next: Next): Promise<void> {
-    if (!isLogin(ctx)) return next();
+  const limited = async (next: Next): Promise<void> => {
     const position = limiter.acquire();
     const started = performance.now();
     try {
@@ -65,5 +65,8 @@ export function loginLimiterMiddleware(limiter: LoginLimiter, isLogin: (ctx: Con
     } finally {
       limiter.release(position, performance.now() - started);
     }
+  };
+  return function limitLogins(ctx: Context, next: Next): Promise<void> {
+    return isLogin(ctx) ? limited(next) : next();
   };
 }

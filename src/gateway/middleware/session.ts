@@ -36,24 +36,37 @@ export function sessionMiddleware(node: NodeClient, callers?: CallerCache) {
     if (callers && version !== undefined) callers.remember(token, session, version);
     return { session, expiresAt: session.expiresAt };
   };
-  return async function resolveSession(ctx: Context, next: Next): Promise<void> {
-    const token = ctx.get('zt-session').trim();
-    if (token) {
-      try {
-        const { session, expiresAt } = callers?.recall(token) ?? (await ask(token));
-        // Most callers owe no ext-jwt token: no need to look at the request for one.
-        const extJwtPassed = typeof session.requiredExtJwtSigner === 'string' ? await passesSecondaryExtJwt(ctx, node, session) : false;
-        const caller = callerOf(session, token, expiresAt, extJwtPassed);
-        // A partially authenticated session (TOTP or ext-jwt token owed) counts as no session
-        // outside the allow-list.
-        if (!hasSecondaryOutstanding(caller) || isAllowedWhilePartial(ctx.method, ctx.path)) ctx.state.caller = caller;
-        ctx.set('expiration-seconds', String(caller.expirationSeconds));
-        ctx.set('expires-at', caller.expiresAt);
-      } catch (err) {
-        if (!(err instanceof ApiError) || err.code !== 'UNAUTHORIZED') throw err;
-      }
+  /** Sets the caller (unless the session owes a secondary factor outside the allow-list) and the
+   * expiry headers. */
+  const admit = (ctx: Context, token: string, { session, expiresAt }: Recalled, extJwtPassed: boolean): void => {
+    const caller = callerOf(session, token, expiresAt, extJwtPassed);
+    // A partially authenticated session (TOTP or ext-jwt token owed) counts as no session
+    // outside the allow-list.
+    if (!hasSecondaryOutstanding(caller) || isAllowedWhilePartial(ctx.method, ctx.path)) ctx.state.caller = caller;
+    ctx.set('expiration-seconds', String(caller.expirationSeconds));
+    ctx.set('expires-at', caller.expiresAt);
+  };
+  const resolveAndAdmit = async (ctx: Context, next: Next, token: string, recalled: Recalled | undefined): Promise<void> => {
+    try {
+      const resolved = recalled ?? (await ask(token));
+      // Most callers owe no ext-jwt token: no need to look at the request for one.
+      const required = typeof resolved.session.requiredExtJwtSigner === 'string';
+      admit(ctx, token, resolved, required ? await passesSecondaryExtJwt(ctx, node, resolved.session) : false);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== 'UNAUTHORIZED') throw err;
     }
     await next();
+  };
+  return function resolveSession(ctx: Context, next: Next): Promise<void> {
+    const token = ctx.get('zt-session').trim();
+    if (!token) return next();
+    const recalled = callers?.recall(token);
+    // The common case, a session recalled that owes no ext-jwt token, takes no async step.
+    if (recalled && typeof recalled.session.requiredExtJwtSigner !== 'string') {
+      admit(ctx, token, recalled, false);
+      return next();
+    }
+    return resolveAndAdmit(ctx, next, token, recalled);
   };
 }
 
