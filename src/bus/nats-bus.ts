@@ -55,12 +55,21 @@ export class NatsBus implements Bus {
     return new NatsBus(nc, opts.onEventError ?? reportEventError);
   }
 
-  async request(subject: string, msg: unknown, opts: RequestOptions = {}): Promise<unknown> {
-    this.assertOpen();
-    assertSubject(subject, false);
-    const localHandler = this.local.get(subject);
-    if (localHandler) return this.inFlight.track(answerHere(localHandler, subject, messageText(msg), opts.raw === true));
-    const data = encodeOrThrow(msg);
+  // Not an async function, so that a local answer's promise is returned as it is (see
+  // MemoryBus.request). Every failure is still a rejection.
+  request(subject: string, msg: unknown, opts: RequestOptions = {}): Promise<unknown> {
+    try {
+      this.assertOpen();
+      assertSubject(subject, false);
+      const localHandler = this.local.get(subject);
+      if (localHandler) return this.inFlight.track(answerHere(localHandler, subject, messageText(msg), opts.raw === true));
+      return this.requestRemote(subject, encodeOrThrow(msg), opts);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private async requestRemote(subject: string, data: Uint8Array, opts: RequestOptions): Promise<unknown> {
     let reply: Msg;
     try {
       reply = await this.nc.request(subject, data, { timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS });
