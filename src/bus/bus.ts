@@ -2,6 +2,7 @@
 // query handlers. Implementations: MemoryBus (in-process) and NatsBus. Carries plain JSON data.
 
 import { fromWire, toApiError, type WireError } from '../errors.js';
+import { jsonCopy } from './json-copy.js';
 
 /** A handler answers a request with JSON data (or JsonText), or throws (an ApiError crosses as its wire form). */
 export type RequestHandler = (msg: unknown, subject: string) => Promise<unknown>;
@@ -34,13 +35,23 @@ export function messageText(value: unknown): string | undefined {
   }
 }
 
-/** Runs handler on its own copy of the message (parsed from its JSON text) and returns the
- * answer as a caller on the other side of a wire would get it: JSON text when `raw`, else a
- * fresh parse; a thrown error crosses as its wire form. */
-export function answerHere(handler: RequestHandler, subject: string, text: string | undefined, raw: boolean): Promise<unknown> {
+/** A message as the other side of a wire would get it (what a JSON round trip gives), for a
+ * handler in this process; a value JSON cannot carry is the caller's error. */
+export function messageCopy(value: unknown): unknown {
+  try {
+    return jsonCopy(value);
+  } catch (err) {
+    throw toApiError(err);
+  }
+}
+
+/** Runs handler on its own copy of the message (see messageCopy) and returns the answer as a
+ * caller on the other side of a wire would get it: JSON text when `raw`, else a fresh parse; a
+ * thrown error crosses as its wire form. */
+export function answerHere(handler: RequestHandler, subject: string, message: unknown, raw: boolean): Promise<unknown> {
   let answering: Promise<unknown>;
   try {
-    answering = Promise.resolve(handler(text === undefined ? undefined : JSON.parse(text), subject));
+    answering = Promise.resolve(handler(messageCopy(message), subject));
   } catch (err) {
     return Promise.reject(fromWire(wireOf(err)));
   }

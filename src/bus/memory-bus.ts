@@ -59,11 +59,14 @@ export class MemoryBus implements Bus {
     try {
       this.assertOpen();
       assertSubject(subject, false);
-      const payload = messageText(msg);
       const targets = this.requestTargets(subject);
-      if (targets.length === 0) throw new ApiError('SERVICE_UNAVAILABLE');
+      if (targets.length === 0) {
+        messageText(msg); // a message JSON cannot carry is refused first, as on every bus
+        throw new ApiError('SERVICE_UNAVAILABLE');
+      }
       const raw = opts.raw === true;
-      const answer = (target: Entry) => this.inFlight.track(answerHere(target.serve!, subject, payload, raw));
+      // Each handler gets its own copy of the message (answerHere makes it).
+      const answer = (target: Entry) => this.inFlight.track(answerHere(target.serve!, subject, msg, raw));
       const answered = targets.length === 1 ? answer(targets[0]) : Promise.race(targets.map(answer));
       return this.deadlines.within(answered, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     } catch (err) {

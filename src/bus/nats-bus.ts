@@ -62,7 +62,7 @@ export class NatsBus implements Bus {
       this.assertOpen();
       assertSubject(subject, false);
       const localHandler = this.local.get(subject);
-      if (localHandler) return this.inFlight.track(answerHere(localHandler, subject, messageText(msg), opts.raw === true));
+      if (localHandler) return this.inFlight.track(answerHere(localHandler, subject, msg, opts.raw === true));
       return this.requestRemote(subject, encodeOrThrow(msg), opts);
     } catch (err) {
       return Promise.reject(err);
