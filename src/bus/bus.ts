@@ -58,8 +58,8 @@ export function answerHere(handler: RequestHandler, subject: string, message: un
   // One reaction, not an async function's: this runs for every read the gateway makes.
   return answering.then(
     (value) => {
-      const answer = value instanceof JsonText ? value.text : JSON.stringify(value);
-      return raw || answer === undefined ? answer : JSON.parse(answer);
+      if (value instanceof JsonText) return raw ? value.text : JSON.parse(value.text);
+      return raw ? JSON.stringify(value) : jsonCopy(value);
     },
     (err: unknown) => {
       throw fromWire(wireOf(err));

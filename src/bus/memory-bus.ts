@@ -1,10 +1,12 @@
 // MemoryBus: the in-process Bus. NATS-style subject matching, queue groups (round-robin),
-// messages crossing as JSON text (as on a real bus), errors crossing as their wire form, and a
-// close() that drains. Requests are answered as NatsBus answers its local subjects (answerHere in bus.ts).
+// messages crossing as copies of what JSON carries (as on a real bus), errors crossing as their
+// wire form, and a close() that drains. Requests are answered as NatsBus answers its local
+// subjects (answerHere in bus.ts).
 
 import { ApiError } from '../errors.js';
 import {
   answerHere,
+  messageCopy,
   messageText,
   type Bus,
   type EventHandler,
@@ -14,6 +16,7 @@ import {
   type Subscription,
 } from './bus.js';
 import { Deadlines } from './deadlines.js';
+import { jsonCopy } from './json-copy.js';
 import { InFlight } from './in-flight.js';
 import { assertSubject, reportEventError } from './subjects.js';
 
@@ -81,9 +84,10 @@ export class MemoryBus implements Bus {
   async publish(subject: string, msg: unknown): Promise<void> {
     this.assertOpen();
     assertSubject(subject, false);
-    const payload = messageText(msg);
+    // Refused here when JSON cannot carry it; each subscriber gets its own copy.
+    const copy = messageCopy(msg);
     for (const entry of this.matching(subject)) {
-      if (entry.event) this.inFlight.track(this.deliverEvent(entry.event, parse(payload), subject));
+      if (entry.event) this.inFlight.track(this.deliverEvent(entry.event, jsonCopy(copy), subject));
     }
   }
 
@@ -181,9 +185,3 @@ function matches(pattern: string[], subject: string[]): boolean {
   }
   return pattern.length === subject.length;
 }
-
-function parse(text: string | undefined): unknown {
-  return text === undefined ? undefined : JSON.parse(text);
-}
-
-
