@@ -13,6 +13,7 @@ type Layer = Router['stack'][number];
 export function indexRoutes(router: Router, prefix: string): void {
   // Matching ignores case unless the router says otherwise; so does the grouping.
   const fold = router.opts.sensitive ? (text: string) => text : (text: string) => text.toLowerCase();
+  const foldedPrefix = fold(prefix);
   let built = -1;
   let bySegment = new Map<string, Layer[]>();
   let anySegment: Layer[] = [];
@@ -42,7 +43,7 @@ export function indexRoutes(router: Router, prefix: string): void {
 
   router.match = (path, method) => {
     if (built !== router.stack.length) rebuild();
-    const layers = bySegment.get(firstSegment(fold(path), fold(prefix))) ?? anySegment;
+    const layers = bySegment.get(firstSegment(fold(path), foldedPrefix)) ?? anySegment;
     const result: ReturnType<Router['match']> = { path: [], pathAndMethod: [], route: false };
     const wanted = method.toUpperCase();
     const count = segmentCount(path);
