@@ -100,15 +100,20 @@ export async function loginsVsReads(ctx: ScenarioContext): Promise<Row[]> {
     const ratios: number[] = [];
     let unloadedRps = 0;
     let loadedRps = 0;
+    const logins: number[] = [];
     for (let i = 0; i < ctx.pairs; i++) {
       const unloaded = await runLoad(read);
-      const [loaded] = await Promise.all([runLoad(read), runLoad(login)]);
+      const [loaded, logging] = await Promise.all([runLoad(read), runLoad(login)]);
       ratios.push(loaded.rps / unloaded.rps);
       unloadedRps = unloaded.rps;
       loadedRps = loaded.rps;
+      logins.push(logging.statuses['200'] === undefined ? 0 : logging.rps * (logging.statuses['200'] / logging.requests));
     }
     const ratio = median(ratios);
-    return [{ scenario: 'reads while logins saturate the node (16 read + 32 login connections)', connections: 16, rps: loadedRps, p50: 0, p99: 0, baselineRps: unloadedRps, ratio, target: '≥ 0.8 × unloaded reads', pass: ratio >= 0.8 }];
+    return [{
+      scenario: 'reads while logins saturate the node (16 read + 32 login connections)', connections: 16, rps: loadedRps, p50: 0, p99: 0, baselineRps: unloadedRps, ratio,
+      value: `meanwhile ${Math.round(median(logins))} logins/s succeeded`, target: '≥ 0.8 × unloaded reads', pass: ratio >= 0.8,
+    }];
   } finally {
     await node.stop();
   }
