@@ -48,5 +48,17 @@ export interface Command {
   ops: Op[];
 }
 
+/** The API sessions a command creates, when creating them is all it does (a login without
+ * envInfo/sdkInfo): such a command changes no existing session and, of what is presented, only
+ * its identities' `hasApiSession`. Undefined for any other command. */
+export function newSessionsOnly(command: Command): Array<{ id: string; identityId: string }> | undefined {
+  const created: Array<{ id: string; identityId: string }> = [];
+  for (const op of command.ops) {
+    if (op.op !== 'create' || op.kind !== 'api-sessions' || typeof op.record.identityId !== 'string') return undefined;
+    created.push({ id: op.record.id, identityId: op.record.identityId });
+  }
+  return created.length > 0 ? created : undefined;
+}
+
 /** The outcome of applying one command, identical on every node. */
 export type ApplyResult = { ok: true } | { ok: false; error: WireError };

@@ -32,9 +32,10 @@ export interface GatewayOptions {
   metrics?: () => Promise<string>;
   /** Bounds concurrent logins (POST /authenticate); default: a fresh adaptive 5..250 window. */
   loginLimiter?: LoginLimiter;
-  /** This node's replica version (its applied log position). When given, a session resolved
-   * less than a second ago at the same version is reused without asking the query handler. */
-  replicaVersion?: () => number;
+  /** A version of this node's replica that moves with every applied command that may change how
+   * a session token resolves. When given, a session resolved less than a second ago at the same
+   * version is reused without asking the query handler. */
+  sessionsVersion?: () => number;
 }
 
 /** What the gateway reports about each finished request. Never bodies, headers or tokens. */
@@ -71,7 +72,7 @@ export function createGateway(opts: GatewayOptions): Koa {
   app.use(errorMiddleware(opts.logError));
   app.use(loginLimiterMiddleware(opts.loginLimiter ?? new LoginLimiter(), isLogin));
   app.use(bodyMiddleware);
-  app.use(sessionMiddleware(node, opts.replicaVersion && new CallerCache(opts.replicaVersion)));
+  app.use(sessionMiddleware(node, opts.sessionsVersion && new CallerCache(opts.sessionsVersion)));
 
   const management = new Router({ prefix: MANAGEMENT_PATH });
   addManagementRoutes(management, node, opts.baseUrl);

@@ -2,7 +2,7 @@
 // from this node's replica, so reads never cross the network. It never writes.
 
 import { JsonText } from '../../bus/bus.js';
-import type { Entity } from '../../domain/commands.js';
+import { newSessionsOnly, type Command, type Entity } from '../../domain/commands.js';
 import { NO_LIMIT_REPORTED, parsePagingParam, resolvePaging } from '../../domain/paging.js';
 import { evaluate, parseQuery, parseSortParam, QueryError, type Query } from '../../domain/query/index.js';
 import { resolveSymbol } from '../../domain/query-symbols.js';
@@ -11,7 +11,7 @@ import { filterableFields } from '../../domain/resource.js';
 import { isDisabled } from '../../domain/identity-state.js';
 import { ApiError, invalidFilter } from '../../errors.js';
 import { QueryEngine, type Scope } from '../../store/query-engine.js';
-import type { Replica } from '../../store/replica.js';
+import type { AppliedEvent, Replica } from '../../store/replica.js';
 import { hashToken } from '../api-session-factory.js';
 import type { NodeRegistry } from '../node-registry.js';
 import type { SessionKeeper } from '../session-keeper.js';
@@ -85,7 +85,7 @@ export class QueryHandler {
   ) {
     this.engine = new QueryEngine(replica);
     this.rendered = new RenderCache(() => presence?.version ?? 0);
-    replica.events.on('applied', () => this.rendered.clear());
+    replica.events.on('applied', (event: AppliedEvent) => this.forgetChanged(event.command));
     this.presenter = new Presenter(replica);
     this.access = new AccessQueries(replica);
     registerAccessDecorators(this.presenter, this.access.reader);
@@ -97,6 +97,17 @@ export class QueryHandler {
     registerCredentialDecorators(this.presenter);
     registerEnrollmentDecorators(this.presenter);
     registerMfaDecorators(this.presenter);
+  }
+
+  /** Drops the renderings a command may have changed: for a login, its identity's (whose
+   * `hasApiSession` it changes); for anything else, all of them. */
+  private forgetChanged(command: Command): void {
+    const sessions = newSessionsOnly(command);
+    if (!sessions) return this.rendered.clear();
+    for (const session of sessions) {
+      this.rendered.forget('identities', session.identityId);
+      this.rendered.forget('api-sessions', session.id);
+    }
   }
 
   /** Routes every query whose op is `<prefix>.<name>` to handler (node-local features). */

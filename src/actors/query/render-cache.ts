@@ -28,6 +28,14 @@ export class RenderCache {
     this.entries.clear();
   }
 
+  /** Drops the renderings of one entity (every viewer): a command changed only what they show.
+   * Renderings under way are not kept either, as after clear(). */
+  forget(kind: string, id: string): void {
+    this.epoch++;
+    const prefix = `${kind}\u0000${id}\u0000`;
+    for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
+  }
+
   /** The kept JSON of `key` if it is still valid (no waiting: the common case of a read). */
   fresh(key: string, now = Date.now()): string | undefined {
     const kept = this.entries.get(key);

@@ -1,8 +1,9 @@
 // Sessions the gateway resolved a moment ago, by token: a repeated token skips the round trip
-// to the query handler while this node's replica is unchanged, for at most a second. Any applied
-// change (a deleted session, a disabled identity, MFA completed, a new auth policy) makes every
-// entry stale at once; the second bounds what time alone changes, and means the query handler
-// still sees each busy session, and records its activity, about once a second.
+// to the query handler while the sessions version is unchanged, for at most a second. Every
+// applied change that may affect a resolution (a deleted session, a disabled identity, MFA
+// completed, a new auth policy: anything but a login) moves the version and makes every entry
+// stale at once; the second bounds what time alone changes, and means the query handler still
+// sees each busy session, and records its activity, about once a second.
 
 import type { Caller } from './session.js';
 
@@ -17,7 +18,7 @@ export interface Recalled {
 
 interface Entry {
   session: ResolvedSession;
-  /** The replica version the session was resolved at. */
+  /** The sessions version the session was resolved at. */
   version: number;
   /** When it was resolved (Date.now() ms), and its expiry then. */
   at: number;
@@ -33,15 +34,15 @@ export class CallerCache {
   private readonly entries = new Map<string, Entry>();
   private lastIso = { ms: Number.NaN, text: '' };
 
-  /** `version` is this node's replica version (its applied log position). */
+  /** `version` moves with every applied change that may affect how a token resolves. */
   constructor(private readonly version: () => number) {}
 
-  /** The replica version to pass to `remember` for a session resolved from now on. */
+  /** The version to pass to `remember` for a session resolved from now on. */
   currentVersion(): number {
     return this.version();
   }
 
-  /** The session of token if it was resolved at the current replica version less than a second
+  /** The session of token if it was resolved at the current version less than a second
    * ago, with its expiry moved on by the time since (this request is activity too). */
   recall(token: string, now = Date.now()): Recalled | undefined {
     const entry = this.entries.get(token);

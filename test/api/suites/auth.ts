@@ -118,6 +118,22 @@ export function authSuite(node: () => TestNode): void {
       assert.equal((await mgmt.get('/current-identity', user.token)).status, 401);
     });
 
+    it('shows hasApiSession as each login and logout leaves it, though the entity was just read', async () => {
+      const { mgmt, adminToken } = node();
+      const user = await node().createUser('has-session-user');
+      const hasSession = async () => (await mgmt.get(`/identities/${user.id}`, adminToken)).body.data.hasApiSession;
+      assert.equal(await hasSession(), true);
+      assert.equal((await mgmt.delete('/current-api-session', user.token)).status, 200);
+      assert.equal(await hasSession(), false);
+      // A login changes only its own identity's rendering; this one was rendered a moment ago.
+      const token = await mgmt.login(user.username, 'user-password-1');
+      assert.equal(await hasSession(), true);
+      // Another identity's login leaves this session, resolved a moment ago, as it was.
+      assert.equal((await mgmt.get('/current-identity', token)).status, 200);
+      await node().createUser('has-session-other');
+      assert.equal((await mgmt.get('/current-identity', token)).body.data.id, user.id);
+    });
+
     it('lists an identity sessions under /identities/{id}/api-sessions', async () => {
       const user = await node().createUser('sub-list-user');
       const res = await node().mgmt.get(`/identities/${user.id}/api-sessions`, node().adminToken);

@@ -85,3 +85,31 @@ describe('RenderCache', () => {
     assert.equal(await cache.render('k', async () => ({ json: '1', record: entity() })), '1');
   });
 });
+
+describe('RenderCache.forget', () => {
+  it('drops every viewer rendering of one entity and keeps the others', async () => {
+    const cache = new RenderCache(() => 0);
+    const r = counting(entity());
+    for (const key of ['identities\u0000a\u0000v1\u0000', 'identities\u0000a\u0000v2\u0000', 'identities\u0000ab\u0000v1\u0000', 'services\u0000a\u0000v1\u0000']) {
+      await cache.render(key, r.render);
+    }
+    cache.forget('identities', 'a');
+    assert.equal(cache.fresh('identities\u0000a\u0000v1\u0000'), undefined);
+    assert.equal(cache.fresh('identities\u0000a\u0000v2\u0000'), undefined);
+    assert.ok(cache.fresh('identities\u0000ab\u0000v1\u0000'), 'an id that only starts the same is kept');
+    assert.ok(cache.fresh('services\u0000a\u0000v1\u0000'), 'another kind is kept');
+  });
+
+  it('does not keep a rendering that began before a forget', async () => {
+    const cache = new RenderCache(() => 0);
+    let release!: () => void;
+    const slow = cache.render('identities\u0000a\u0000\u0000', async () => {
+      await new Promise<void>((done) => (release = done));
+      return { json: '{"old":true}', record: entity() };
+    });
+    cache.forget('identities', 'a');
+    release();
+    assert.equal(await slow, '{"old":true}');
+    assert.equal(cache.fresh('identities\u0000a\u0000\u0000'), undefined);
+  });
+});
