@@ -100,14 +100,11 @@ export class QueryHandler {
   }
 
   /** Drops the renderings a command may have changed: for a login, its identity's (whose
-   * `hasApiSession` it changes); for anything else, all of them. */
+   * `hasApiSession` it changes; the new session was never rendered); for anything else, all. */
   private forgetChanged(command: Command): void {
     const sessions = newSessionsOnly(command);
     if (!sessions) return this.rendered.clear();
-    for (const session of sessions) {
-      this.rendered.forget('identities', session.identityId);
-      this.rendered.forget('api-sessions', session.id);
-    }
+    for (const session of sessions) this.rendered.forget('identities', session.identityId);
   }
 
   /** Routes every query whose op is `<prefix>.<name>` to handler (node-local features). */
@@ -126,8 +123,7 @@ export class QueryHandler {
         const kind = String(msg.kind);
         const id = String(msg.id);
         const viewer = viewerOf(msg);
-        const key = renderKey(kind, id, viewer);
-        return new JsonText(this.rendered.fresh(key) ?? (await this.getJson(key, kind, id, viewer)));
+        return new JsonText(this.rendered.fresh(kind, id, viewerKey(viewer)) ?? (await this.getJson(kind, id, viewer)));
       }
       case 'list':
         return this.list(String(msg.kind), (msg.params ?? {}) as ListParams, viewerOf(msg));
@@ -177,8 +173,8 @@ export class QueryHandler {
   }
 
   /** An entity as the wire shows it to this viewer, as JSON text (kept in the render cache). */
-  private async getJson(key: string, kind: string, id: string, viewer: Viewer): Promise<string> {
-    return this.rendered.render(key, async () => {
+  private async getJson(kind: string, id: string, viewer: Viewer): Promise<string> {
+    return this.rendered.render(kind, id, viewerKey(viewer), async () => {
       const { record, wire } = await this.present(kind, id, viewer);
       return { json: JSON.stringify(wire), record };
     });
@@ -320,9 +316,9 @@ export class QueryHandler {
   }
 }
 
-/** The render cache's key of an entity as one viewer sees it. */
-function renderKey(kind: string, id: string, viewer: Viewer): string {
-  return `${kind}\u0000${id}\u0000${viewer.identityId ?? ''}\u0000${viewer.configTypes?.join(',') ?? ''}`;
+/** What the render cache tells one viewer's renderings of an entity apart by. */
+function viewerKey(viewer: Viewer): string {
+  return `${viewer.identityId ?? ''}\u0000${viewer.configTypes?.join(',') ?? ''}`;
 }
 
 function viewerOf(msg: Record<string, unknown>): Viewer {

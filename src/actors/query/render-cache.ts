@@ -1,12 +1,13 @@
 // Presented entities kept as JSON text, so that reading the same entity again costs no reads,
-// presentation or serialisation. An entry lives until the next commit of any command (the
-// query handler clears the cache on every apply), a change of router presence, or a time the
-// entity's own fields name (an identity disabled until then). A rendering that began before a
-// commit is never kept.
+// presentation or serialisation. Kept per entity, one rendering per viewer. An entity's
+// renderings live until a commit changes what they may show (the query handler clears the cache
+// on every apply, except a login, which forgets only its identity), a change of router presence,
+// or a time the entity's own fields name (an identity disabled until then). A rendering that
+// began before a clear or a forget is never kept.
 
 import type { Entity } from '../../domain/commands.js';
 
-/** Most entities kept; the oldest kept is dropped first. */
+/** Most renderings kept; when full, the entity kept longest is dropped with all its renderings. */
 const MAX_ENTRIES = 10_000;
 
 interface Entry {
@@ -16,8 +17,10 @@ interface Entry {
 }
 
 export class RenderCache {
-  private readonly entries = new Map<string, Entry>();
-  /** Bumped by every clear: a rendering that started under an older epoch is not kept. */
+  /** `kind␀id` → viewer key → rendering. */
+  private readonly entities = new Map<string, Map<string, Entry>>();
+  private size = 0;
+  /** Bumped by every clear and forget: a rendering that started under an older epoch is not kept. */
   private epoch = 0;
 
   constructor(private readonly presenceVersion: () => number) {}
@@ -25,36 +28,49 @@ export class RenderCache {
   /** Drops everything (a command was applied). */
   clear(): void {
     this.epoch++;
-    this.entries.clear();
+    this.entities.clear();
+    this.size = 0;
   }
 
-  /** Drops the renderings of one entity (every viewer): a command changed only what they show.
-   * Renderings under way are not kept either, as after clear(). */
+  /** Drops the renderings of one entity, for every viewer (a command changed only what they show). */
   forget(kind: string, id: string): void {
     this.epoch++;
-    const prefix = `${kind}\u0000${id}\u0000`;
-    for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
+    this.drop(entityKey(kind, id));
   }
 
-  /** The kept JSON of `key` if it is still valid (no waiting: the common case of a read). */
-  fresh(key: string, now = Date.now()): string | undefined {
-    const kept = this.entries.get(key);
+  /** The kept JSON of an entity as `viewer` sees it, if still valid (no waiting: the common case). */
+  fresh(kind: string, id: string, viewer: string, now = Date.now()): string | undefined {
+    const kept = this.entities.get(entityKey(kind, id))?.get(viewer);
     return kept && kept.presence === this.presenceVersion() && kept.until > now ? kept.json : undefined;
   }
 
-  /** The JSON of `key`, from the cache or rendered now (and kept if nothing changed meanwhile). */
-  async render(key: string, render: () => Promise<{ json: string; record: Entity }>, now = Date.now()): Promise<string> {
-    const kept = this.fresh(key, now);
+  /** The JSON of an entity as `viewer` sees it, kept or rendered now (and kept if nothing changed meanwhile). */
+  async render(kind: string, id: string, viewer: string, render: () => Promise<{ json: string; record: Entity }>, now = Date.now()): Promise<string> {
+    const kept = this.fresh(kind, id, viewer, now);
     if (kept !== undefined) return kept;
     const presence = this.presenceVersion();
     const epoch = this.epoch;
     const { json, record } = await render();
-    if (epoch === this.epoch && presence === this.presenceVersion()) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(key, { json, presence, until: validUntil(record) });
-    }
+    if (epoch === this.epoch && presence === this.presenceVersion()) this.keep(entityKey(kind, id), viewer, { json, presence, until: validUntil(record) });
     return json;
   }
+
+  private keep(entity: string, viewer: string, entry: Entry): void {
+    while (this.size >= MAX_ENTRIES) this.drop(this.entities.keys().next().value!);
+    let renderings = this.entities.get(entity);
+    if (!renderings) this.entities.set(entity, (renderings = new Map()));
+    if (!renderings.has(viewer)) this.size++;
+    renderings.set(viewer, entry);
+  }
+
+  private drop(entity: string): void {
+    this.size -= this.entities.get(entity)?.size ?? 0;
+    this.entities.delete(entity);
+  }
+}
+
+function entityKey(kind: string, id: string): string {
+  return `${kind}\u0000${id}`;
 }
 
 /** When a presentation that depends on the clock changes by itself: an identity disabled until
