@@ -21,7 +21,7 @@ import { MemoryBus } from './bus/memory-bus.js';
 import { NatsBus } from './bus/nats-bus.js';
 import { eventSubject, querySubject, type CommandScope } from './bus/subjects.js';
 import { ConfigError, helpText, isEntryPoint, loadConfig, splitAddress, type Config } from './config.js';
-import { newSessionsOnly, type Command } from './domain/commands.js';
+import type { Command } from './domain/commands.js';
 import { RESOURCES, resourceOf } from './domain/registry.js';
 import { createGateway } from './gateway/app.js';
 import { NodeClient } from './gateway/node-client.js';
@@ -38,7 +38,7 @@ import { TRACE_POSTURE, TraceRegistry } from './ops/trace-registry.js';
 import { GrpcServer } from './rpc/grpc-server.js';
 import { startPostureStreams } from './rpc/posture-streams.js';
 import { CachedKv } from './store/cached-kv.js';
-import { Replica, type AppliedEvent } from './store/replica.js';
+import { Replica } from './store/replica.js';
 import { WorkerPool } from './workers/pool.js';
 
 /** A running node, as tests and the CLI see it. */
@@ -173,12 +173,6 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     passwordFile: join(dataDir, 'admin-password'),
   });
 
-  // Moves with every applied command that may change how a session token resolves; a login
-  // (new sessions only) changes no existing one.
-  let sessionsVersion = 0;
-  replica.events.on('applied', (event: AppliedEvent) => {
-    if (!newSessionsOnly(event.command)) sessionsVersion++;
-  });
   const app = createGateway({
     bus,
     nodeId,
@@ -188,7 +182,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     onRequest: createRequestObserver({ log, metrics, traces }),
     metrics: () => metrics.render(),
     loginLimiter,
-    sessionsVersion: () => sessionsVersion,
+    sessionsVersion: () => sessions.resolutionVersion,
   });
   handle = app.callback();
 

@@ -1,8 +1,9 @@
 // Sliding API-session lifetime: records activity in memory, flushes it to the log in batches
-// (so every node sees it) and deletes sessions idle longer than the timeout.
+// (so every node sees it), deletes sessions idle longer than the timeout, and versions what a
+// token resolves to (for the gateway's memory of resolved sessions).
 
-import type { Entity, Op } from '../domain/commands.js';
-import type { Replica } from '../store/replica.js';
+import { newSessionsOnly, type Entity, type Op } from '../domain/commands.js';
+import type { AppliedEvent, Replica } from '../store/replica.js';
 import type { Proposer } from './proposer.js';
 
 const BATCH = 500;
@@ -19,12 +20,23 @@ export class SessionKeeper {
   private readonly activity = new Map<string, number>();
   private readonly dirty = new Set<string>();
   private timers: NodeJS.Timeout[] = [];
+  private resolutions = 0;
 
   constructor(
     private readonly replica: Replica,
     private readonly proposer: Proposer,
     private readonly opts: SessionKeeperOptions,
-  ) {}
+  ) {
+    replica.events.on('applied', (event: AppliedEvent) => {
+      if (!newSessionsOnly(event.command)) this.resolutions++;
+    });
+  }
+
+  /** Moves with every applied command that may change how a session token resolves (anything
+   * but a login: new sessions change no existing one), for callers that keep resolutions. */
+  get resolutionVersion(): number {
+    return this.resolutions;
+  }
 
   get timeoutMs(): number {
     return this.opts.timeoutMinutes * 60_000;

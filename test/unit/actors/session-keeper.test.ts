@@ -19,7 +19,7 @@ async function setup() {
     { op: 'create', kind: 'api-sessions', record: base('s2', { identityId: 'i1', tokenHash: 'h2', lastActivityAt: at }) },
   ]);
   const keeper = new SessionKeeper(replica, proposer, { timeoutMinutes: 30 });
-  return { replica, keeper, at: Date.parse(at) };
+  return { replica, proposer, keeper, base, at: Date.parse(at) };
 }
 
 describe('SessionKeeper', () => {
@@ -52,5 +52,17 @@ describe('SessionKeeper', () => {
     await keeper.flush();
     const s2 = (await replica.get('api-sessions', 's2'))!;
     assert.equal(s2.lastActivityAt, new Date(at + 10 * 60_000).toISOString());
+  });
+
+  it('moves the resolution version on every applied change except a login', async () => {
+    const { proposer, keeper, base, at } = await setup();
+    const before = keeper.resolutionVersion;
+    await proposer.propose([{ op: 'create', kind: 'api-sessions', record: base('s3', { identityId: 'i1', tokenHash: 'h3', lastActivityAt: at }) }]);
+    assert.equal(keeper.resolutionVersion, before, 'a new session changes no existing one');
+    keeper.touch('s1', at + 60_000);
+    await keeper.flush();
+    assert.equal(keeper.resolutionVersion, before + 1, 'an activity flush changes sessions');
+    await proposer.propose([{ op: 'set', kind: 'identities', id: 'i1', fields: { isAdmin: true } }]);
+    assert.equal(keeper.resolutionVersion, before + 2);
   });
 });
