@@ -25,7 +25,7 @@ export function createLogger(level: Level, base: Record<string, unknown> = {}, s
     // their line is put together as text, without merging objects (this runs once a request).
     if (plainBase && (fields === undefined || isPlain(fields, taken)) && !msg.includes('PRIVATE KEY-----')) {
       const fieldsText = fields === undefined ? '{}' : JSON.stringify(fields);
-      let line = `{"time":"${now()}","level":"${at}","msg":${msgText(msg)}`;
+      let line = `{"time":"${now()}","level":"${at}","msg":${JSON.stringify(msg)}`;
       if (baseText) line += `,${baseText}`;
       sink(at, fieldsText.length > 2 ? `${line},${fieldsText.slice(1)}` : `${line}}`);
       return;
@@ -89,17 +89,6 @@ function isPlain(fields: Record<string, unknown>, taken?: Set<string>): boolean 
     if (isSecretName(key)) return false;
   }
   return true;
-}
-
-/** Messages as JSON strings: messages are a small fixed set of literals, so each is encoded once. */
-const msgTexts = new Map<string, string>();
-function msgText(msg: string): string {
-  let text = msgTexts.get(msg);
-  if (text === undefined) {
-    text = JSON.stringify(msg);
-    if (msgTexts.size < 1_000) msgTexts.set(msg, text);
-  }
-  return text;
 }
 
 /** The ISO time, formatted once per millisecond. */

@@ -1,6 +1,6 @@
 // Session resolution: reads the `zt-session` header, asks the query handler who the caller is
-// (or recalls its answer of a moment ago), checks a required secondary ext-jwt token, and sets the expiry headers. Access checks
-// (authenticated / admin) are helpers routes call.
+// (or recalls its answer of a moment ago), checks a required secondary ext-jwt token, and sets
+// the expiry headers. Access checks (authenticated / admin) are helpers routes call.
 
 import type { Context, Next } from 'koa';
 import { hasSecondaryOutstanding } from '../../domain/secondary-auth.js';
