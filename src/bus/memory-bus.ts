@@ -84,10 +84,12 @@ export class MemoryBus implements Bus {
   async publish(subject: string, msg: unknown): Promise<void> {
     this.assertOpen();
     assertSubject(subject, false);
-    // Refused here when JSON cannot carry it; each subscriber gets its own copy.
+    // Refused here when JSON cannot carry it; each subscriber gets its own copy (the first one
+    // this one).
     const copy = messageCopy(msg);
+    let delivered = 0;
     for (const entry of this.matching(subject)) {
-      if (entry.event) this.inFlight.track(this.deliverEvent(entry.event, jsonCopy(copy), subject));
+      if (entry.event) this.inFlight.track(this.deliverEvent(entry.event, delivered++ === 0 ? copy : jsonCopy(copy), subject));
     }
   }
 
