@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { LocalLog, LogTrimmedError } from '../../src/log/local-log.js';
 import type { LogEntry } from '../../src/log/log.js';
-import type { KvOp, KvStore } from '../../src/store/kv.js';
+import type { KvOp } from '../../src/store/kv.js';
 import { LevelKv } from '../../src/store/level-kv.js';
 import { runLogContract, waitFor } from './log-contract.js';
+import { delegatingKv } from '../support/delegating-kv.js';
 
 runLogContract('local-log', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'weft-local-log-'));
@@ -83,18 +84,12 @@ test('local-log - group commit: concurrent appends share synced batches', async 
   await inTempDir(async (path) => {
     const level = new LevelKv({ path });
     const batches: { size: number; sync: boolean }[] = [];
-    const counting: KvStore = {
-      open: () => level.open(),
-      close: () => level.close(),
-      get: (key) => level.get(key),
-      getMany: (keys) => level.getMany(keys),
-      entries: (range) => level.entries(range),
-      keys: (range) => level.keys(range),
+    const counting = delegatingKv(level, {
       batch: (ops: KvOp[], opts?: { sync?: boolean }) => {
         batches.push({ size: ops.length, sync: opts?.sync === true });
         return level.batch(ops, opts);
       },
-    };
+    });
     const log = new LocalLog({ kv: counting });
     await log.open();
     const seqs = await Promise.all(Array.from({ length: 500 }, (_, i) => log.append({ i })));

@@ -614,30 +614,18 @@ runReplicaSuite('memory-kv', async () => {
   };
 });
 
-runReplicaSuite('cached-kv', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'weft-replica-'));
-  const path = join(dir, 'db');
-  const kv = new CachedKv({ path });
-  return {
-    kv,
-    reopen: async () => {
-      await kv.close();
-      return new CachedKv({ path });
-    },
-    cleanup: () => rm(dir, { recursive: true, force: true }),
-  };
-});
-
-runReplicaSuite('level-kv', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'weft-replica-'));
-  const path = join(dir, 'db');
-  const kv = new LevelKv({ path });
-  return {
-    kv,
-    reopen: async () => {
-      await kv.close();
-      return new LevelKv({ path });
-    },
-    cleanup: () => rm(dir, { recursive: true, force: true }),
-  };
-});
+for (const [name, Store] of [['cached-kv', CachedKv], ['level-kv', LevelKv]] as const) {
+  runReplicaSuite(name, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'weft-replica-'));
+    const path = join(dir, 'db');
+    const kv = new Store({ path });
+    return {
+      kv,
+      reopen: async () => {
+        await kv.close();
+        return new Store({ path });
+      },
+      cleanup: () => rm(dir, { recursive: true, force: true }),
+    };
+  });
+}

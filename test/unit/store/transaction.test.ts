@@ -8,6 +8,7 @@ import type { KvRange, KvStore } from '../../../src/store/kv.js';
 import { MemoryKv } from '../../../src/store/memory-kv.js';
 import { RangeCache } from '../../../src/store/range-cache.js';
 import { Transaction } from '../../../src/store/transaction.js';
+import { delegatingKv } from '../../support/delegating-kv.js';
 
 const S = '\x00';
 const k = (...parts: string[]) => parts.join(S);
@@ -19,18 +20,12 @@ async function store(keys: string[]): Promise<{ kv: KvStore; scans: () => number
   await kv.open();
   await kv.batch(keys.map((key) => ({ type: 'put', key, value: 'stored' })));
   let scans = 0;
-  const counted: KvStore = {
-    open: () => kv.open(),
-    close: () => kv.close(),
-    get: (key) => kv.get(key),
-    getMany: (keys) => kv.getMany(keys),
-    batch: (ops) => kv.batch(ops),
-    entries: (r) => kv.entries(r),
+  const counted = delegatingKv(kv, {
     keys: (r: KvRange) => {
       scans++;
       return kv.keys(r);
     },
-  };
+  });
   return { kv: counted, scans: () => scans };
 }
 
