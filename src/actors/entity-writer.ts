@@ -3,7 +3,7 @@
 
 import type { Entity, Op } from '../domain/commands.js';
 import { resourceOf } from '../domain/registry.js';
-import { fieldsOf, type ResourceDecl } from '../domain/resource.js';
+import { fieldsOf, perDeclaration } from '../domain/resource.js';
 import { validateBody, type WriteMode } from '../domain/validate.js';
 import { PREPARE } from '../domain/write-rules.js';
 import { ApiError } from '../errors.js';
@@ -67,14 +67,8 @@ export class EntityWriter {
   }
 }
 
-const TRANSIENT = new Map<ResourceDecl, string[]>();
-
-/** The fields a body may carry but a record never stores, once per declaration. */
-function transientFields(decl: ResourceDecl): string[] {
-  let names = TRANSIENT.get(decl);
-  if (!names) TRANSIENT.set(decl, (names = Object.entries(decl.fields).filter(([, spec]) => spec.transient).map(([name]) => name)));
-  return names;
-}
+/** The fields a body may carry but a record never stores. */
+const transientFields = perDeclaration((decl) => Object.entries(decl.fields).filter(([, spec]) => spec.transient).map(([name]) => name));
 
 /** On replace, fields the client cannot write survive from the stored record. */
 function keptOnReplace(kind: string, old: Entity): Record<string, unknown> {

@@ -79,12 +79,22 @@ export interface ResourceDecl {
   selectable?: boolean;
 }
 
-/** The role-list fields of a policy kind, each with the kind it selects. */
-export function roleFields(decl: ResourceDecl): [field: string, target: string][] {
-  return Object.entries(decl.fields)
-    .filter(([, f]) => f.roles !== undefined)
-    .map(([name, f]) => [name, f.roles!]);
+/** A function of a declaration, computed once per declaration (declarations never change;
+ * what it returns is shared: callers must not change it). Apply asks these on every write. */
+export function perDeclaration<T>(compute: (decl: ResourceDecl) => T): (decl: ResourceDecl) => T {
+  const computed = new WeakMap<ResourceDecl, T>();
+  return (decl) => {
+    if (!computed.has(decl)) computed.set(decl, compute(decl));
+    return computed.get(decl)!;
+  };
 }
+
+/** The role-list fields of a policy kind, each with the kind it selects. */
+export const roleFields = perDeclaration((decl): [field: string, target: string][] =>
+  Object.entries(decl.fields)
+    .filter(([, f]) => f.roles !== undefined)
+    .map(([name, f]) => [name, f.roles!]),
+);
 
 /** Fields every entity has; merged into each declaration by `fieldsOf`. */
 export const BASE_FIELDS: Record<string, FieldSpec> = {
@@ -94,17 +104,8 @@ export const BASE_FIELDS: Record<string, FieldSpec> = {
   tags: { type: 'tags', nullable: true, default: {} },
 };
 
-const FIELDS = new WeakMap<ResourceDecl, Record<string, FieldSpec>>();
-
-/** The declaration's fields with the base fields, computed once per declaration. */
-export function fieldsOf(decl: ResourceDecl): Record<string, FieldSpec> {
-  let fields = FIELDS.get(decl);
-  if (!fields) {
-    fields = { ...BASE_FIELDS, ...decl.fields };
-    FIELDS.set(decl, fields);
-  }
-  return fields;
-}
+/** The declaration's fields with the base fields. */
+export const fieldsOf = perDeclaration((decl): Record<string, FieldSpec> => ({ ...BASE_FIELDS, ...decl.fields }));
 
 /** The names of the fields kept in secondary indexes, base fields included. */
 export function indexedFields(decl: ResourceDecl): string[] {

@@ -28,25 +28,16 @@ import type { Transaction } from './transaction.js';
 export function policiesSelecting(kind: string): { policy: ResourceDecl; field: string }[] {
   const out: { policy: ResourceDecl; field: string }[] = [];
   for (const policy of RESOURCES) {
-    for (const [field, target] of roleFieldsOf(policy)) if (target === kind) out.push({ policy, field });
+    for (const [field, target] of roleFields(policy)) if (target === kind) out.push({ policy, field });
   }
   return out;
-}
-
-const ROLE_FIELDS = new Map<ResourceDecl, [field: string, target: string][]>();
-
-/** roleFields(decl), computed once per declaration (apply asks for every write). */
-export function roleFieldsOf(decl: ResourceDecl): [field: string, target: string][] {
-  let fields = ROLE_FIELDS.get(decl);
-  if (!fields) ROLE_FIELDS.set(decl, (fields = roleFields(decl)));
-  return fields;
 }
 
 /** Recomputes which entities a written policy selects and updates the links to match. */
 export async function syncPolicy(tx: Transaction, decl: ResourceDecl, policy: Entity): Promise<void> {
   const semantic = (policy.semantic ?? 'AllOf') as Semantic;
   const links = new LinkWriter(tx);
-  for (const [field, target] of roleFieldsOf(decl)) {
+  for (const [field, target] of roleFields(decl)) {
     const roles = splitRoles((policy[field] as string[] | undefined) ?? []);
     await requireExisting(tx, field, target, roles.ids);
     const wanted = await selectMembers(tx, target, roles, semantic);
@@ -60,7 +51,7 @@ export async function syncPolicy(tx: Transaction, decl: ResourceDecl, policy: En
 /** Removes every link of a deleted policy. */
 export async function unlinkPolicy(tx: Transaction, decl: ResourceDecl, policyId: string): Promise<void> {
   const links = new LinkWriter(tx);
-  for (const [, target] of roleFieldsOf(decl)) {
+  for (const [, target] of roleFields(decl)) {
     for (const key of await tx.keysIn(policyLinkRange(decl.kind, policyId, target))) {
       links.unlink(decl.kind, policyId, target, lastPart(key));
     }

@@ -4,8 +4,8 @@
 import { ApiError, fieldError } from '../errors.js';
 import type { Command, Entity, Op } from '../domain/commands.js';
 import { RESOURCES, resourceOf } from '../domain/registry.js';
-import { fieldsOf, type FieldSpec, type ResourceDecl } from '../domain/resource.js';
-import { roleFieldsOf, syncEntity, syncPolicy, unlinkEntity, unlinkPolicy } from './access-index.js';
+import { fieldsOf, perDeclaration, roleFields, type ResourceDecl } from '../domain/resource.js';
+import { syncEntity, syncPolicy, unlinkEntity, unlinkPolicy } from './access-index.js';
 import { CASCADES, guardDelete } from '../domain/rules.js';
 import { countKey, idFromIndexKey, indexKey, indexValueRange, recordKey, uniqueKey } from './keys.js';
 import { checkListReferences, stripListReferences } from './list-references.js';
@@ -76,7 +76,7 @@ async function createEntity(ctx: ApplyContext, decl: ResourceDecl, record: Entit
 
 async function writeEntity(ctx: ApplyContext, decl: ResourceDecl, record: Entity, old: Entity | undefined): Promise<void> {
   const { tx } = ctx;
-  for (const [name, spec] of fieldsWhere(decl, 'checked')) {
+  for (const [name, spec] of checkedFields(decl)) {
     const value = record[name];
     const before = old?.[name];
     if (spec.unique && value !== null && value !== undefined && value !== before) {
@@ -94,7 +94,7 @@ async function writeEntity(ctx: ApplyContext, decl: ResourceDecl, record: Entity
   }
   await checkListReferences(tx, decl, record, old);
   putRecord(tx, decl, record, old);
-  if (roleFieldsOf(decl).length > 0) await syncPolicy(tx, decl, record);
+  if (roleFields(decl).length > 0) await syncPolicy(tx, decl, record);
   if (decl.selectable && !sameAttributes(old, record)) await syncEntity(tx, decl.kind, record, old === undefined);
 }
 
@@ -111,7 +111,7 @@ function sameAttributes(old: Entity | undefined, record: Entity): boolean {
 /** Removes `@id` of a deleted entity from every policy role list that names it. */
 async function stripRoleReferences(ctx: ApplyContext, kind: string, id: string): Promise<void> {
   for (const policy of RESOURCES) {
-    for (const [field, target] of roleFieldsOf(policy)) {
+    for (const [field, target] of roleFields(policy)) {
       if (target !== kind) continue;
       for (const key of await ctx.tx.keysIn(indexValueRange(policy.kind, field, `@${id}`))) {
         const record = await readEntity(ctx.tx, policy.kind, idFromIndexKey(key));
@@ -139,7 +139,7 @@ async function deleteEntity(ctx: ApplyContext, decl: ResourceDecl, id: string, i
   }
   await stripListReferences(tx, decl.kind, id, ctx.at, (d, r, o) => putRecord(tx, d, r, o));
   await refuseIfReferenced(tx, decl.kind, id);
-  if (roleFieldsOf(decl).length > 0) await unlinkPolicy(tx, decl, id);
+  if (roleFields(decl).length > 0) await unlinkPolicy(tx, decl, id);
   if (decl.selectable) {
     await unlinkEntity(tx, decl.kind, id);
     await stripRoleReferences(ctx, decl.kind, id);
@@ -169,7 +169,7 @@ async function refuseIfReferenced(tx: Transaction, kind: string, id: string): Pr
  * compares the store against this. */
 export function indexedEntries(decl: ResourceDecl, record: Entity): { key: string; unique?: string }[] {
   const out: { key: string; unique?: string }[] = [];
-  for (const [name, spec] of fieldsWhere(decl, 'indexed')) {
+  for (const [name, spec] of indexedSpecs(decl)) {
     const value = record[name];
     if (spec.unique && value !== null && value !== undefined) {
       out.push({ key: uniqueKey(decl.kind, name, value), unique: record.id });
@@ -180,18 +180,10 @@ export function indexedEntries(decl: ResourceDecl, record: Entity): { key: strin
   return out;
 }
 
-const FIELDS = { checked: new Map<ResourceDecl, [string, FieldSpec][]>(), indexed: new Map<ResourceDecl, [string, FieldSpec][]>() };
-
-/** A declaration's fields (base fields included) that apply checks on write (unique or ref),
- * or keeps in indexes (indexed, unique or ref); listed once per declaration. */
-function fieldsWhere(decl: ResourceDecl, which: keyof typeof FIELDS): [string, FieldSpec][] {
-  let fields = FIELDS[which].get(decl);
-  if (!fields) {
-    const wanted = (spec: FieldSpec) => (which === 'checked' ? spec.unique || spec.ref : spec.indexed || spec.unique || spec.ref);
-    FIELDS[which].set(decl, (fields = Object.entries(fieldsOf(decl)).filter(([, spec]) => wanted(spec))));
-  }
-  return fields;
-}
+/** Fields (base fields included) that apply checks on write: unique or references. */
+const checkedFields = perDeclaration((decl) => Object.entries(fieldsOf(decl)).filter(([, spec]) => spec.unique || spec.ref));
+/** Fields kept in indexes: indexed, unique or references. */
+const indexedSpecs = perDeclaration((decl) => Object.entries(fieldsOf(decl)).filter(([, spec]) => spec.indexed || spec.unique || spec.ref));
 
 function addIndexes(tx: Transaction, decl: ResourceDecl, record: Entity): void {
   for (const entry of indexedEntries(decl, record)) tx.put(entry.key, entry.unique ?? '');
