@@ -2,13 +2,13 @@
 // (cached under .bench-data/), and medians of paired runs (baseline, target, baseline, ...).
 
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { cp, mkdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCliNode, type CliNode } from '../../test/support/cli-node.js';
 import type { LoadResult, LoadSpec } from './loadgen.js';
 import { BENCH_ADMIN, seedDataDir, type SeedSizes } from './seed.js';
+import { processCpuMicros } from './cpu.js';
 
 const LOADGEN_JS = fileURLToPath(new URL('./loadgen.js', import.meta.url));
 const KOA_JS = fileURLToPath(new URL('./koa-hello.js', import.meta.url));
@@ -42,15 +42,6 @@ export async function startBaseline(dataDir: string, work?: { spinUs: number; by
   });
   return { origin: `https://localhost:${port}`, pid: child.pid!, stop: () => child.kill('SIGTERM') };
 }
-
-/** CPU time (user + system, all threads) a process has used so far, in µs (Linux /proc). */
-export function processCpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS;
-}
-
-/** Linux's USER_HZ: /proc times are in these ticks. */
-const CLOCK_TICKS = 100;
 
 /** Runs a load and measures the server's CPU per request over it (warm-up included, so the
  * CPU is divided over every request sent, as the load generator's own figure is). */

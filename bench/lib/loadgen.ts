@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
+import { ownCpuMicros } from './cpu.js';
 
 /** What the parent sends (as argv[2] JSON). Paths, header values and bodies may contain `{i}`
  * (request counter) and `{pick}` (an entry of `picks`, round-robin) so that requests touch
@@ -89,7 +90,7 @@ async function main(): Promise<void> {
     p99: q(0.99),
     statuses,
     errors,
-    cpuUsPerRequest: cpuMicros() / Math.max(1, counter),
+    cpuUsPerRequest: ownCpuMicros() / Math.max(1, counter),
   };
   await pool.close();
   process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -99,8 +100,3 @@ main().catch((err) => {
   process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });
-
-function cpuMicros(): number {
-  const used = process.cpuUsage();
-  return used.user + used.system;
-}

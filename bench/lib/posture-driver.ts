@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { PostureStream } from '../../src/rpc/posture-stream-client.js';
 import type { LoadResult } from './loadgen.js';
+import { ownCpuMicros } from './cpu.js';
 
 export interface PostureDriverSpec {
   address: string;
@@ -56,7 +57,7 @@ async function main(): Promise<void> {
   const seconds = (performance.now() - measureStart) / 1000;
   latencies.sort((a, b) => a - b);
   const q = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] : 0);
-  const result: LoadResult = { requests: latencies.length, seconds, rps: latencies.length / seconds, p50: q(0.5), p99: q(0.99), statuses: {}, errors, cpuUsPerRequest: cpuMicros() / Math.max(1, latencies.length) };
+  const result: LoadResult = { requests: latencies.length, seconds, rps: latencies.length / seconds, p50: q(0.5), p99: q(0.99), statuses: {}, errors, cpuUsPerRequest: ownCpuMicros() / Math.max(1, latencies.length) };
   process.stdout.write(`${JSON.stringify(result)}\n`);
   stream.cancel();
   process.exit(0);
@@ -66,8 +67,3 @@ main().catch((err) => {
   process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });
-
-function cpuMicros(): number {
-  const used = process.cpuUsage();
-  return used.user + used.system;
-}
