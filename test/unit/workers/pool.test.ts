@@ -33,6 +33,15 @@ describe('WorkerPool', () => {
     assert.equal(await pool.verifyPassword('pw', hash, ''), false);
   });
 
+  it('verifies a hash made by the Argon2id reference implementation (OpenZiti parameters)', async () => {
+    // argon2id, t=1, m=3072 KiB, p=4, 32 bytes, salt 01..0a: computed with the C reference
+    // (the argon2 package), i.e. what a stored hash of an existing data directory holds.
+    const salt = 'AQIDBAUGBwgJCg==';
+    const hash = 'hQekn1aUySA+wvapS9TY/VUDGtvuJxzuNePoc4LVOak=';
+    assert.equal(await pool.verifyPassword('correct horse battery staple', hash, salt), true);
+    assert.equal(await pool.verifyPassword('correct horse battery stapl', hash, salt), false);
+  });
+
   it('salts: two hashes of the same password differ', async () => {
     const [a, b] = await Promise.all([pool.hashPassword('same'), pool.hashPassword('same')]);
     assert.notEqual(a.salt, b.salt);
