@@ -3,6 +3,7 @@
 
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { WORKER_PRIORITIES, type WorkerPriority } from './workers/thread-priority.js';
 
 export interface Config {
   /** host:port of the HTTPS API. */
@@ -23,6 +24,8 @@ export interface Config {
   advertise?: string;
   sessionTimeoutMinutes: number;
   workerThreads: number;
+  /** Scheduling priority of the pool's threads (see workers/thread-priority.ts). */
+  workerPriority: WorkerPriority;
   mailboxSize: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
@@ -31,8 +34,10 @@ interface KeySpec {
   flag: string;
   env: string;
   key: keyof Config;
-  kind: 'string' | 'int' | 'level';
+  kind: 'string' | 'int' | 'choice';
   help: string;
+  /** The values a 'choice' takes. */
+  choices?: readonly string[];
   min?: number;
   max?: number;
 }
@@ -44,9 +49,12 @@ export const DEFAULTS = {
   adminUsername: 'admin',
   sessionTimeoutMinutes: 30,
   workerThreads: 2,
+  workerPriority: 'background',
   mailboxSize: 64,
   logLevel: 'info',
 } as const satisfies Partial<Config>;
+
+const LEVELS = ['debug', 'info', 'warn', 'error', 'silent'];
 
 const KEYS: KeySpec[] = [
   { flag: 'listen', env: 'WEFT_LISTEN', key: 'listen', kind: 'string', help: `HTTPS API address host:port (default ${DEFAULTS.listen})` },
@@ -61,11 +69,11 @@ const KEYS: KeySpec[] = [
   { flag: 'advertise', env: 'WEFT_ADVERTISE', key: 'advertise', kind: 'string', help: 'host:port clients use to reach this node (default: the listen address)' },
   { flag: 'session-timeout-minutes', env: 'WEFT_SESSION_TIMEOUT_MINUTES', key: 'sessionTimeoutMinutes', kind: 'int', min: 1, max: 100_000, help: 'API session idle timeout (default 30)' },
   { flag: 'worker-threads', env: 'WEFT_WORKER_THREADS', key: 'workerThreads', kind: 'int', min: 1, max: 256, help: 'worker pool threads (default 2)' },
+  { flag: 'worker-priority', env: 'WEFT_WORKER_PRIORITY', key: 'workerPriority', kind: 'choice', choices: WORKER_PRIORITIES, help: 'worker pool CPU priority: background | low | normal (default background)' },
   { flag: 'mailbox-size', env: 'WEFT_MAILBOX_SIZE', key: 'mailboxSize', kind: 'int', min: 1, max: 1_000_000, help: 'bounded actor mailbox size (default 64)' },
-  { flag: 'log-level', env: 'WEFT_LOG_LEVEL', key: 'logLevel', kind: 'level', help: 'debug | info | warn | error | silent (default info)' },
+  { flag: 'log-level', env: 'WEFT_LOG_LEVEL', key: 'logLevel', kind: 'choice', choices: LEVELS, help: 'debug | info | warn | error | silent (default info)' },
 ];
 
-const LEVELS = ['debug', 'info', 'warn', 'error', 'silent'];
 
 export class ConfigError extends Error {}
 
@@ -148,8 +156,9 @@ function parseFlags(argv: string[]): Map<string, string> {
 function convert(spec: KeySpec, raw: string): unknown {
   const name = `--${spec.flag} / ${spec.env}`;
   if (spec.kind === 'string') return raw;
-  if (spec.kind === 'level') {
-    if (!LEVELS.includes(raw)) throw new ConfigError(`${name} must be one of ${LEVELS.join(', ')}`);
+  if (spec.kind === 'choice') {
+    const choices = spec.choices ?? [];
+    if (!choices.includes(raw)) throw new ConfigError(`${name} must be one of ${choices.join(', ')}`);
     return raw;
   }
   const n = /^-?\d+$/.test(raw) ? Number(raw) : NaN;

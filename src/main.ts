@@ -106,7 +106,12 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const commandLog = new LocalLog<Command>({ path: join(dataDir, 'log') });
   await commandLog.open();
   const bus: Bus = config.natsUrl ? await NatsBus.connect(config.natsUrl.split(','), { name: `weft-${nodeId}` }) : new MemoryBus();
-  const pool = WorkerPool.create({ threads: config.workerThreads });
+  const pool = WorkerPool.create({ threads: config.workerThreads, priority: config.workerPriority });
+  void pool.run<{ idle: boolean; nice: number } | null>({ task: 'threadScheduling' }).then((got) => {
+    const fields = { threads: config.workerThreads, priority: config.workerPriority, idle: got?.idle, nice: got?.nice };
+    if (config.workerPriority === 'background' && got?.idle !== true) log.warn('worker pool: SCHED_IDLE not available (chrt missing or refused); running at nice 19', fields);
+    else log.info('worker pool', fields);
+  }, (err) => log.error('worker pool failed to start', { error: err }));
 
   const applying = commandLog.followBatches(replica.appliedSeq, (entries) => replica.applyBatch(entries));
   await replica.waitFor(await commandLog.lastSeq(), 120_000).catch(() => undefined);

@@ -1,16 +1,21 @@
 // The worker pool: a fixed set of Piscina threads running CPU-heavy tasks (password hashing)
-// off the main thread, with a bounded queue that sheds load as SERVER_TOO_MANY_REQUESTS.
+// off the main thread, at a lower CPU priority, with a bounded queue that sheds load as
+// SERVER_TOO_MANY_REQUESTS.
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { PostureBulkInput, PostureBulkResult } from '../domain/posture/evaluate-bulk.js';
 import { ApiError } from '../errors.js';
+import type { WorkerPriority } from './thread-priority.js';
 import type { ExtendCertificateTask, HashPasswordResult, SignCsrTask, SignedCertificate, WorkerTask } from './tasks.js';
 
-/** Pool sizing. threads defaults to the CPU count (max 8); maxQueue to 1024 waiting tasks. */
+/** Pool sizing. threads defaults to the CPU count (max 8); maxQueue to 1024 waiting tasks;
+ * priority (default normal) is the threads' CPU priority, so that their work yields to the event
+ * loop (see thread-priority.ts). */
 export interface WorkerPoolOptions {
   threads?: number;
   maxQueue?: number;
+  priority?: WorkerPriority;
 }
 
 /** A snapshot of the pool: live threads, tasks waiting, tasks finished. */
@@ -43,6 +48,7 @@ export class WorkerPool {
       minThreads: threads,
       maxThreads: threads,
       maxQueue: opts.maxQueue ?? DEFAULT_MAX_QUEUE,
+      workerData: { priority: opts.priority ?? 'normal' },
     });
     return new WorkerPool(piscina);
   }

@@ -21,6 +21,11 @@ export interface VerifyPasswordTask {
 export interface ThreadIdTask {
   task: 'threadId';
 }
+/** Diagnostic: the worker answers with its thread's scheduling, `{idle, nice}` (null where a
+ * thread's own cannot be read). */
+export interface ThreadSchedulingTask {
+  task: 'threadScheduling';
+}
 /** Which extended key usage a signed certificate gets. */
 export type CertificateUsage = 'client' | 'server';
 /** Sign a PKCS#10 CSR (PEM) with the CA: subject and SANs from the request. */
@@ -63,4 +68,4 @@ export interface EvaluatePostureBulkTask {
   task: 'evaluatePostureBulk';
   input: PostureBulkInput;
 }
-export type WorkerTask = HashPasswordTask | VerifyPasswordTask | ThreadIdTask | SignCsrTask | ExtendCertificateTask | EvaluatePostureBulkTask;
+export type WorkerTask = HashPasswordTask | VerifyPasswordTask | ThreadIdTask | ThreadSchedulingTask | SignCsrTask | ExtendCertificateTask | EvaluatePostureBulkTask;

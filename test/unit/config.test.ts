@@ -31,6 +31,7 @@ describe('parseConfig defaults', () => {
       adminUsername: 'admin',
       sessionTimeoutMinutes: 30,
       workerThreads: 2,
+      workerPriority: 'background',
       mailboxSize: 64,
       logLevel: 'info',
     });
@@ -74,6 +75,7 @@ describe('parseConfig sources', () => {
       WEFT_ADVERTISE: 'ctrl.example.com:8443',
       WEFT_SESSION_TIMEOUT_MINUTES: '45',
       WEFT_WORKER_THREADS: '4',
+      WEFT_WORKER_PRIORITY: 'low',
       WEFT_MAILBOX_SIZE: '128',
       WEFT_LOG_LEVEL: 'debug',
     });
@@ -90,6 +92,7 @@ describe('parseConfig sources', () => {
       advertise: 'ctrl.example.com:8443',
       sessionTimeoutMinutes: 45,
       workerThreads: 4,
+      workerPriority: 'low',
       mailboxSize: 128,
       logLevel: 'debug',
     });
@@ -182,6 +185,11 @@ describe('parseConfig validation', () => {
 
   it('rejects an unknown log level, listing the levels', () => {
     refuses(['--log-level', 'verbose'], {}, /--log-level \/ WEFT_LOG_LEVEL must be one of debug, info, warn, error, silent/);
+  });
+
+  it('rejects an unknown worker priority, listing the priorities', () => {
+    refuses(['--worker-priority', 'idle'], {}, /--worker-priority \/ WEFT_WORKER_PRIORITY must be one of background, low, normal/);
+    refuses([], { WEFT_WORKER_PRIORITY: '10' }, /WEFT_WORKER_PRIORITY must be one of/);
   });
 
   it('rejects a TLS certificate without its key', () => {

@@ -4,6 +4,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { threadId } from 'node:worker_threads';
 import { WorkerPool } from '../../../src/workers/pool.js';
+import { ownThreadScheduling, type WorkerPriority } from '../../../src/workers/thread-priority.js';
 import { ApiError } from '../../../src/errors.js';
 
 describe('WorkerPool', () => {
@@ -85,5 +86,36 @@ describe('WorkerPool queue limit', () => {
     } finally {
       await pool.close();
     }
+  });
+});
+
+describe('WorkerPool priority', () => {
+  async function schedulingOf(priority: WorkerPriority | undefined): Promise<Array<{ idle: boolean; nice: number } | null>> {
+    const pool = WorkerPool.create({ threads: 2, ...(priority ? { priority } : {}) });
+    try {
+      // Two tasks at once: Piscina hands them to both idle threads.
+      return await Promise.all([0, 1].map(() => pool.run<{ idle: boolean; nice: number } | null>({ task: 'threadScheduling' })));
+    } finally {
+      await pool.close();
+    }
+  }
+
+  it('background: the threads run under SCHED_IDLE, and the calling thread is unchanged', async () => {
+    const mine = ownThreadScheduling();
+    assert.deepEqual(mine, { idle: false, nice: mine?.nice });
+    for (const s of await schedulingOf('background')) assert.equal(s?.idle, true);
+    assert.deepEqual(ownThreadScheduling(), mine);
+  });
+
+  it('low: the threads take a nice value of 10 (or keep a higher one) under the normal policy', async () => {
+    const mine = ownThreadScheduling()!;
+    for (const s of await schedulingOf('low')) assert.deepEqual(s, { idle: false, nice: Math.max(10, mine.nice) });
+    assert.deepEqual(ownThreadScheduling(), mine);
+  });
+
+  it('normal, the default: the threads keep the process priority', async () => {
+    const mine = ownThreadScheduling()!;
+    for (const s of await schedulingOf(undefined)) assert.deepEqual(s, mine);
+    for (const s of await schedulingOf('normal')) assert.deepEqual(s, mine);
   });
 });
