@@ -109,7 +109,8 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const pool = WorkerPool.create({ threads: config.workerThreads, priority: config.workerPriority });
   void pool.run<{ idle: boolean; nice: number } | null>({ task: 'threadScheduling' }).then((got) => {
     const fields = { threads: config.workerThreads, priority: config.workerPriority, idle: got?.idle, nice: got?.nice };
-    if (config.workerPriority === 'background' && got?.idle !== true) log.warn('worker pool: SCHED_IDLE not available (chrt missing or refused); running at nice 19', fields);
+    if (config.workerPriority !== 'normal' && got === null) log.warn('worker pool: thread priorities cannot be set on this system; the pool runs at normal priority', fields);
+    else if (config.workerPriority === 'background' && !got?.idle) log.warn(`worker pool: SCHED_IDLE not available (chrt missing or refused); running at nice ${got?.nice}`, fields);
     else log.info('worker pool', fields);
   }, (err) => log.error('worker pool failed to start', { error: err }));
 

@@ -1,8 +1,9 @@
 // The command line of the real process: --help, refused flags and settings (exit 2 with a
-// message naming them), and a SIGTERM that lets requests already received finish (exit 0).
+// message naming them), a SIGTERM that lets requests already received finish (exit 0), and the
+// worker pool's CPU priority as the kernel shows it.
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -184,3 +185,47 @@ async function waitForOutput(node: CliNode, pattern: RegExp, timeoutMs = 30_000)
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** Policy (SCHED_IDLE is 5) and nice value of every thread of a process, from /proc. */
+function threadScheduling(pid: number): Array<{ policy: number; nice: number }> {
+  return readdirSync(`/proc/${pid}/task`).map((tid) => {
+    const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return { nice: Number(fields[16]), policy: Number(fields[38]) };
+  });
+}
+
+async function workerPoolLine(node: CliNode): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 100; i++) {
+    const line = (node.stdout() + node.stderr()).split('\n').find((l) => l.includes('"msg":"worker pool'));
+    if (line) return JSON.parse(line) as Record<string, unknown>;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no worker pool line:\n${node.stdout()}`);
+}
+
+test('the worker pool threads run under SCHED_IDLE by default, and the start-up log says so', { timeout: 60_000 }, async () => {
+  const node = await startCliNode({ dataDir: join(await tempDir(), 'data'), env: { WEFT_ADMIN_PASSWORD: PASSWORD, WEFT_WORKER_THREADS: '2' } });
+  nodes.push(node);
+  const line = await workerPoolLine(node);
+  assert.deepEqual({ level: line.level, msg: line.msg, priority: line.priority, idle: line.idle }, { level: 'info', msg: 'worker pool', priority: 'background', idle: true });
+  const threads = threadScheduling(node.proc.pid!);
+  assert.equal(threads.filter((t) => t.policy === 5).length, 2, `two SCHED_IDLE threads: ${JSON.stringify(threads)}`);
+  assert.equal(threads[0].policy, 0, 'the main thread keeps the normal policy');
+  // Logins still work: the hashing runs on those threads.
+  assert.ok(await node.login('admin', PASSWORD));
+});
+
+test('without chrt the worker pool warns and runs at nice 19; --worker-priority normal leaves it alone', { timeout: 60_000 }, async () => {
+  const noChrt = await startCliNode({ dataDir: join(await tempDir(), 'data'), env: { WEFT_ADMIN_PASSWORD: PASSWORD, PATH: '/nonexistent' } });
+  nodes.push(noChrt);
+  const warned = await workerPoolLine(noChrt);
+  assert.equal(warned.level, 'warn');
+  assert.match(String(warned.msg), /SCHED_IDLE not available .* nice 19/);
+  assert.equal(threadScheduling(noChrt.proc.pid!).filter((t) => t.nice === 19).length, 2);
+
+  const normal = await startCliNode({ dataDir: join(await tempDir(), 'data'), env: { WEFT_ADMIN_PASSWORD: PASSWORD, WEFT_WORKER_PRIORITY: 'normal' } });
+  nodes.push(normal);
+  const line = await workerPoolLine(normal);
+  assert.deepEqual({ level: line.level, priority: line.priority, idle: line.idle, nice: line.nice }, { level: 'info', priority: 'normal', idle: false, nice: threadScheduling(normal.proc.pid!)[0].nice });
+  assert.equal(threadScheduling(normal.proc.pid!).filter((t) => t.policy === 5 || t.nice === 19).length, 0);
+});
