@@ -2,7 +2,7 @@
 // (so every node sees it), deletes sessions idle longer than the timeout, and versions what a
 // token resolves to (for the gateway's memory of resolved sessions).
 
-import { newSessionsOnly, type Entity, type Op } from '../domain/commands.js';
+import { sessionBookkeepingOnly, type Entity, type Op } from '../domain/commands.js';
 import type { AppliedEvent, Replica } from '../store/replica.js';
 import type { Proposer } from './proposer.js';
 
@@ -28,12 +28,13 @@ export class SessionKeeper {
     private readonly opts: SessionKeeperOptions,
   ) {
     replica.events.on('applied', (event: AppliedEvent) => {
-      if (!newSessionsOnly(event.command)) this.resolutions++;
+      if (!sessionBookkeepingOnly(event.command)) this.resolutions++;
     });
   }
 
   /** Moves with every applied command that may change how a session token resolves (anything
-   * but a login: new sessions change no existing one), for callers that keep resolutions. */
+   * but logins and activity flushes: new sessions change no existing one, and activity only
+   * moves expiry later), for callers that keep resolutions. */
   get resolutionVersion(): number {
     return this.resolutions;
   }

@@ -48,16 +48,36 @@ export interface Command {
   ops: Op[];
 }
 
-/** The API sessions a command creates, when creating them is all it does (a login without
- * envInfo/sdkInfo): such a command changes no existing session and, of what is presented, only
- * its identities' `hasApiSession`. Undefined for any other command. */
-export function newSessionsOnly(command: Command): Array<{ id: string; identityId: string }> | undefined {
-  const created: Array<{ id: string; identityId: string }> = [];
+/** What a command does when all it does is API-session bookkeeping: logins create sessions
+ * (`created`, a login without envInfo/sdkInfo), and the session keeper's flushes record their
+ * activity (`touched`: sets of `lastActivityAt` alone). Of what is presented, such a command
+ * changes only the new sessions' identities (`hasApiSession`) and the touched sessions' own
+ * renderings; how an existing token resolves does not change (activity only moves forward).
+ * Undefined for any other command. */
+export interface SessionBookkeeping {
+  created: Array<{ id: string; identityId: string }>;
+  touched: string[];
+}
+
+export function sessionBookkeepingOnly(command: Command): SessionBookkeeping | undefined {
+  const created: SessionBookkeeping['created'] = [];
+  const touched: string[] = [];
   for (const op of command.ops) {
-    if (op.op !== 'create' || op.kind !== 'api-sessions' || typeof op.record.identityId !== 'string') return undefined;
-    created.push({ id: op.record.id, identityId: op.record.identityId });
+    if (op.op === 'repair' || op.kind !== 'api-sessions') return undefined;
+    if (op.op === 'create' && typeof op.record.identityId === 'string') created.push({ id: op.record.id, identityId: op.record.identityId });
+    else if (op.op === 'set' && isActivityOnly(op.fields)) touched.push(op.id);
+    else return undefined;
   }
-  return created.length > 0 ? created : undefined;
+  return created.length + touched.length > 0 ? { created, touched } : undefined;
+}
+
+function isActivityOnly(fields: Record<string, unknown>): boolean {
+  let count = 0;
+  for (const name in fields) {
+    if (name !== 'lastActivityAt') return false;
+    count++;
+  }
+  return count === 1;
 }
 
 /** The outcome of applying one command, identical on every node. */

@@ -2,7 +2,7 @@
 // from this node's replica, so reads never cross the network. It never writes.
 
 import { JsonText } from '../../bus/bus.js';
-import { newSessionsOnly, type Command, type Entity } from '../../domain/commands.js';
+import { sessionBookkeepingOnly, type Command, type Entity } from '../../domain/commands.js';
 import { NO_LIMIT_REPORTED, parsePagingParam, resolvePaging } from '../../domain/paging.js';
 import { evaluate, parseQuery, parseSortParam, QueryError, type Query } from '../../domain/query/index.js';
 import { resolveSymbol } from '../../domain/query-symbols.js';
@@ -100,11 +100,13 @@ export class QueryHandler {
   }
 
   /** Drops the renderings a command may have changed: for a login, its identity's (whose
-   * `hasApiSession` it changes; the new session was never rendered); for anything else, all. */
+   * `hasApiSession` it changes; the new session was never rendered); for an activity flush, the
+   * sessions' own; for anything else, all. */
   private forgetChanged(command: Command): void {
-    const sessions = newSessionsOnly(command);
+    const sessions = sessionBookkeepingOnly(command);
     if (!sessions) return this.rendered.clear();
-    for (const session of sessions) this.rendered.forget('identities', session.identityId);
+    for (const session of sessions.created) this.rendered.forget('identities', session.identityId);
+    for (const id of sessions.touched) this.rendered.forget('api-sessions', id);
   }
 
   /** Routes every query whose op is `<prefix>.<name>` to handler (node-local features). */

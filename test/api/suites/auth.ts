@@ -134,6 +134,22 @@ export function authSuite(node: () => TestNode): void {
       assert.equal((await mgmt.get('/current-identity', token)).body.data.id, user.id);
     });
 
+    it('shows a session\'s recorded activity after a flush, though the session was just read', async () => {
+      const { mgmt, adminToken, handle } = node();
+      const user = await node().createUser('activity-flush-user');
+      const filter = encodeURIComponent(`identityId = "${user.id}"`);
+      const [session] = (await mgmt.get(`/api-sessions?filter=${filter}`, adminToken)).body.data;
+      const recorded = async () => (await mgmt.get(`/api-sessions/${session.id}`, adminToken)).body.data.cachedLastActivityAt;
+      const before = await recorded();
+      const identity = (await mgmt.get(`/identities/${user.id}`, adminToken)).body.data;
+      // What the session keeper proposes every 30 s for sessions used since its last flush.
+      const later = new Date(Date.parse(before) + 60_000).toISOString();
+      await handle.proposer.propose([{ op: 'set', kind: 'api-sessions', id: session.id, fields: { lastActivityAt: later }, ifExists: true }]);
+      assert.equal(await recorded(), later);
+      assert.deepEqual((await mgmt.get(`/identities/${user.id}`, adminToken)).body.data, identity);
+      assert.equal((await mgmt.get('/current-identity', user.token)).body.data.id, user.id);
+    });
+
     it('lists an identity sessions under /identities/{id}/api-sessions', async () => {
       const user = await node().createUser('sub-list-user');
       const res = await node().mgmt.get(`/identities/${user.id}/api-sessions`, node().adminToken);

@@ -54,15 +54,19 @@ describe('SessionKeeper', () => {
     assert.equal(s2.lastActivityAt, new Date(at + 10 * 60_000).toISOString());
   });
 
-  it('moves the resolution version on every applied change except a login', async () => {
+  it('moves the resolution version on every applied change except logins and activity flushes', async () => {
     const { proposer, keeper, base, at } = await setup();
     const before = keeper.resolutionVersion;
     await proposer.propose([{ op: 'create', kind: 'api-sessions', record: base('s3', { identityId: 'i1', tokenHash: 'h3', lastActivityAt: at }) }]);
     assert.equal(keeper.resolutionVersion, before, 'a new session changes no existing one');
     keeper.touch('s1', at + 60_000);
     await keeper.flush();
-    assert.equal(keeper.resolutionVersion, before + 1, 'an activity flush changes sessions');
+    assert.equal(keeper.resolutionVersion, before, 'an activity flush only moves expiry later');
+    await proposer.propose([{ op: 'set', kind: 'api-sessions', id: 's1', fields: { isMfaComplete: true } }]);
+    assert.equal(keeper.resolutionVersion, before + 1, 'any other change to a session');
+    await keeper.sweep(at + 120 * 60_000);
+    assert.equal(keeper.resolutionVersion, before + 2, 'a sweep deletes sessions');
     await proposer.propose([{ op: 'set', kind: 'identities', id: 'i1', fields: { isAdmin: true } }]);
-    assert.equal(keeper.resolutionVersion, before + 2);
+    assert.equal(keeper.resolutionVersion, before + 3);
   });
 });
