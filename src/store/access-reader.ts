@@ -2,7 +2,7 @@
 // and what an entity reaches through a policy kind. Lookups over links, never a policy scan.
 
 import type { Entity } from '../domain/commands.js';
-import { entityPoliciesKey, lastPart, policyLinkRange, splitPolicyIds } from './keys.js';
+import { entityPoliciesKey, policyLinkRange, splitPolicyIds } from './keys.js';
 import type { Replica } from './replica.js';
 
 export class AccessReader {
@@ -13,11 +13,9 @@ export class AccessReader {
     return splitPolicyIds(await this.replica.kv.get(entityPoliciesKey(kind, id, policyKind)));
   }
 
-  /** Ids of the entities of `targetKind` the policy selects. */
+  /** Ids of the entities of `targetKind` the policy selects (the caller's own array). */
   async membersOf(policyKind: string, policyId: string, targetKind: string): Promise<string[]> {
-    const out: string[] = [];
-    for await (const key of this.replica.kv.keys(policyLinkRange(policyKind, policyId, targetKind))) out.push(lastPart(key));
-    return out;
+    return (await this.replica.linkMembers(policyLinkRange(policyKind, policyId, targetKind))).slice();
   }
 
   /**
@@ -32,7 +30,7 @@ export class AccessReader {
         const policy = await this.replica.get(policyKind, policyId);
         if (!policy || !accept(policy)) continue;
       }
-      for (const member of await this.membersOf(policyKind, policyId, targetKind)) out.add(member);
+      for (const member of await this.replica.linkMembers(policyLinkRange(policyKind, policyId, targetKind))) out.add(member);
     }
     return out;
   }

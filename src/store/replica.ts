@@ -19,6 +19,7 @@ import {
   indexValueRange,
   isRecordKey,
   keyBucket,
+  lastPart,
   recordKey,
   uniqueKey,
   valueFromIndexKey,
@@ -156,6 +157,15 @@ export class Replica {
     }
   }
 
+  /** Forgets every record and range this replica kept, for a store written outside apply
+   * (tests that put corruption into a live store; on disk it is found after a restart, when
+   * nothing is kept yet). Reads under way are not kept either. */
+  dropKeptReads(): void {
+    this.records.clear();
+    this.ranges.clear();
+    this.epoch++;
+  }
+
   private stageCounts(tx: Transaction, deltas: Map<string, number>): void {
     for (const [kind, delta] of deltas) tx.put(countKey(kind), String((this.counts.get(kind) ?? 0) + delta));
   }
@@ -248,6 +258,24 @@ export class Replica {
       if (epoch === this.epoch && this.committing === 0) this.ranges.set(bucket, name, keys);
     }
     return keys.map(idFromIndexKey);
+  }
+
+  /** The members a policy link range names (the last part of each key), in key order, read in
+   * one go. Kept between commits like idsWhereList's ranges (dropped by every commit that writes
+   * links of the policy kind), so access questions over unchanged policies scan nothing. Shared:
+   * the caller must not change the array. */
+  async linkMembers(range: { gt: string; lt: string }): Promise<readonly string[]> {
+    const bucket = keyBucket(range.gt)!;
+    // Not a name rangeName gives (those start with a digit): apply keeps the keys themselves.
+    const name = `m${rangeName(range)}`;
+    let members = this.ranges.get(bucket, name);
+    if (!members) {
+      const epoch = this.epoch;
+      members = [];
+      for await (const key of this.kv.keys(range)) members.push(lastPart(key));
+      if (epoch === this.epoch && this.committing === 0) this.ranges.set(bucket, name, members);
+    }
+    return members;
   }
 
   /** Ids of the entities whose indexed field equals value, in id order. */

@@ -1,7 +1,8 @@
 // Property-style check of the access index: random entities, attributes and policies, then
 // random mutations (attribute changes, policy edits, deletes). After every step the
 // incrementally maintained index must equal a from-scratch evaluation, and access lookups
-// must equal a brute-force answer computed from the records alone.
+// must equal a brute-force answer computed from the records alone, at every step (the reader
+// keeps member lists between commits).
 
 import assert from 'node:assert/strict';
 import { memoryStore } from '../../support/memory-store.js';
@@ -71,6 +72,7 @@ describe('access index (property)', () => {
       const policies = Array.from({ length: 12 }, (_, i) => `p${i}`);
       await proposer.propose(policies.map((id) => ({ op: 'create', kind: 'service-policies', record: policy(id) })));
       const livePolicies = new Set(policies);
+      const reader = new AccessReader(replica);
       let pending: Promise<unknown>[] = [];
       const change = async (ops: Op[]) => {
         pending.push(proposer.propose(ops));
@@ -104,25 +106,31 @@ describe('access index (property)', () => {
           livePolicies.delete(id);
           await change([{ op: 'delete', kind: 'service-policies', id }]);
         }
-        if (pending.length === 0) assert.deepEqual(await checkAccessIndex(kv), [], `seed ${seed} step ${step}`);
-      }
-
-      // Brute force: identity → dial services from the records alone.
-      const reader = new AccessReader(replica);
-      const allPolicies = (await replica.getMany('service-policies', [...livePolicies])).filter((p): p is Entity => Boolean(p));
-      for (const identityId of alive.identities) {
-        const identity = (await replica.get('identities', identityId))!;
-        const expected = new Set<string>();
-        for (const p of allPolicies.filter((x) => x.type === 'Dial')) {
-          const sem = p.semantic as Semantic;
-          if (!matchesRoles(splitRoles(p.identityRoles as string[]), sem, identity)) continue;
-          for (const serviceId of alive.services) {
-            const service = (await replica.get('services', serviceId))!;
-            if (matchesRoles(splitRoles(p.serviceRoles as string[]), sem, service)) expected.add(serviceId);
-          }
+        if (pending.length === 0) {
+          assert.deepEqual(await checkAccessIndex(kv), [], `seed ${seed} step ${step}`);
+          // Answers the reader kept from earlier steps (its member lists) must follow the changes.
+          await checkReachable([pick([...alive.identities]), pick([...alive.identities])], `step ${step}`);
         }
-        const got = await reader.reachable('identities', identityId, 'service-policies', 'services', (p) => p.type === 'Dial');
-        assert.deepEqual([...got].sort(), [...expected].sort(), `seed ${seed} identity ${identityId}`);
+      }
+      await checkReachable([...alive.identities], 'end');
+
+      /** Brute force: identity → dial services from the records alone, against the reader. */
+      async function checkReachable(identityIds: string[], when: string): Promise<void> {
+        const allPolicies = (await replica.getMany('service-policies', [...livePolicies])).filter((p): p is Entity => Boolean(p));
+        for (const identityId of identityIds) {
+          const identity = (await replica.get('identities', identityId))!;
+          const expected = new Set<string>();
+          for (const p of allPolicies.filter((x) => x.type === 'Dial')) {
+            const sem = p.semantic as Semantic;
+            if (!matchesRoles(splitRoles(p.identityRoles as string[]), sem, identity)) continue;
+            for (const serviceId of alive.services) {
+              const service = (await replica.get('services', serviceId))!;
+              if (matchesRoles(splitRoles(p.serviceRoles as string[]), sem, service)) expected.add(serviceId);
+            }
+          }
+          const got = await reader.reachable('identities', identityId, 'service-policies', 'services', (p) => p.type === 'Dial');
+          assert.deepEqual([...got].sort(), [...expected].sort(), `seed ${seed} ${when} identity ${identityId}`);
+        }
       }
     });
   }
