@@ -74,7 +74,6 @@ const KEYS: KeySpec[] = [
   { flag: 'log-level', env: 'WEFT_LOG_LEVEL', key: 'logLevel', kind: 'choice', choices: LEVELS, help: 'debug | info | warn | error | silent (default info)' },
 ];
 
-
 export class ConfigError extends Error {}
 
 /** Returns 'help' when --help was asked for, else the validated configuration. */

@@ -169,7 +169,6 @@ export class NatsBus implements Bus {
       this.onEventError(err, m.subject);
     }
   }
-
 }
 
 function decode(data: Uint8Array): unknown {

@@ -1,9 +1,10 @@
 // Presented entities kept as JSON text, so that reading the same entity again costs no reads,
 // presentation or serialisation. Kept per entity, one rendering per viewer. An entity's
 // renderings live until a commit changes what they may show (the query handler clears the cache
-// on every apply, except a login, which forgets only its identity), a change of router presence,
-// or a time the entity's own fields name (an identity disabled until then). A rendering that
-// began before a clear or a forget is never kept.
+// on every apply, except session bookkeeping: a login forgets only its identity, an activity
+// flush only its sessions), a change of router presence, or a time the entity's own fields name
+// (an identity disabled until then). A rendering that began before a clear or a forget is never
+// kept.
 
 import type { Entity } from '../../domain/commands.js';
 

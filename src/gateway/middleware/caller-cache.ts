@@ -1,7 +1,8 @@
 // Sessions the gateway resolved a moment ago, by token: a repeated token skips the round trip
 // to the query handler while the sessions version is unchanged, for at most a second. Every
 // applied change that may affect a resolution (a deleted session, a disabled identity, MFA
-// completed, a new auth policy: anything but a login) moves the version and makes every entry
+// completed, a new auth policy: anything but a login or an activity flush, see
+// SessionKeeper.resolutionVersion) moves the version and makes every entry
 // stale at once; the second bounds what time alone changes, and means the query handler still
 // sees each busy session, and records its activity, about once a second.
 
