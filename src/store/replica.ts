@@ -248,34 +248,30 @@ export class Replica {
    * every commit that writes the index), so presenting an entity rarely scans the store. */
   async idsWhereList(kind: string, field: string, value: unknown): Promise<string[]> {
     const range = indexValueRange(kind, field, value);
-    const bucket = keyBucket(range.gt)!;
-    const name = rangeName(range);
-    let keys = this.ranges.get(bucket, name);
-    if (!keys) {
-      const epoch = this.epoch;
-      keys = [];
-      for await (const key of this.kv.keys(range)) keys.push(key);
-      if (epoch === this.epoch && this.committing === 0) this.ranges.set(bucket, name, keys);
-    }
-    return keys.map(idFromIndexKey);
+    // Kept as the keys themselves, under the name apply's transactions look them up by.
+    return (await this.keptRange(range, rangeName(range), (key) => key)).map(idFromIndexKey);
   }
 
   /** The members a policy link range names (the last part of each key), in key order, read in
    * one go. Kept between commits like idsWhereList's ranges (dropped by every commit that writes
    * links of the policy kind), so access questions over unchanged policies scan nothing. Shared:
    * the caller must not change the array. */
-  async linkMembers(range: { gt: string; lt: string }): Promise<readonly string[]> {
+  linkMembers(range: { gt: string; lt: string }): Promise<readonly string[]> {
+    // Kept as member ids, under a name rangeName never gives (those start with a digit).
+    return this.keptRange(range, `m${rangeName(range)}`, lastPart);
+  }
+
+  /** A range's keys as `each` turns them, from the range cache or read now (and kept there if
+   * no commit began meanwhile). Shared: the caller must not change the array. */
+  private async keptRange(range: { gt: string; lt: string }, name: string, each: (key: string) => string): Promise<string[]> {
     const bucket = keyBucket(range.gt)!;
-    // Not a name rangeName gives (those start with a digit): apply keeps the keys themselves.
-    const name = `m${rangeName(range)}`;
-    let members = this.ranges.get(bucket, name);
-    if (!members) {
-      const epoch = this.epoch;
-      members = [];
-      for await (const key of this.kv.keys(range)) members.push(lastPart(key));
-      if (epoch === this.epoch && this.committing === 0) this.ranges.set(bucket, name, members);
-    }
-    return members;
+    const kept = this.ranges.get(bucket, name);
+    if (kept) return kept;
+    const epoch = this.epoch;
+    const values: string[] = [];
+    for await (const key of this.kv.keys(range)) values.push(each(key));
+    if (epoch === this.epoch && this.committing === 0) this.ranges.set(bucket, name, values);
+    return values;
   }
 
   /** Ids of the entities whose indexed field equals value, in id order. */
