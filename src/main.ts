@@ -40,6 +40,7 @@ import { startPostureStreams } from './rpc/posture-streams.js';
 import { CachedKv } from './store/cached-kv.js';
 import { Replica } from './store/replica.js';
 import { WorkerPool } from './workers/pool.js';
+import { schedulingReport } from './workers/thread-priority.js';
 
 /** A running node, as tests and the CLI see it. */
 export interface NodeHandle {
@@ -107,11 +108,9 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   await commandLog.open();
   const bus: Bus = config.natsUrl ? await NatsBus.connect(config.natsUrl.split(','), { name: `weft-${nodeId}` }) : new MemoryBus();
   const pool = WorkerPool.create({ threads: config.workerThreads, priority: config.workerPriority });
-  void pool.run<{ idle: boolean; nice: number } | null>({ task: 'threadScheduling' }).then((got) => {
-    const fields = { threads: config.workerThreads, priority: config.workerPriority, idle: got?.idle, nice: got?.nice };
-    if (config.workerPriority !== 'normal' && got === null) log.warn('worker pool: thread priorities cannot be set on this system; the pool runs at normal priority', fields);
-    else if (config.workerPriority === 'background' && !got?.idle) log.warn(`worker pool: SCHED_IDLE not available (chrt missing or refused); running at nice ${got?.nice}`, fields);
-    else log.info('worker pool', fields);
+  void pool.threadScheduling().then((got) => {
+    const { level, msg } = schedulingReport(config.workerPriority, got);
+    log[level](msg, { threads: config.workerThreads, priority: config.workerPriority, idle: got?.idle, nice: got?.nice });
   }, (err) => log.error('worker pool failed to start', { error: err }));
 
   const applying = commandLog.followBatches(replica.appliedSeq, (entries) => replica.applyBatch(entries));

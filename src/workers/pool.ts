@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { PostureBulkInput, PostureBulkResult } from '../domain/posture/evaluate-bulk.js';
 import { ApiError } from '../errors.js';
-import type { WorkerPriority } from './thread-priority.js';
+import type { ThreadScheduling, WorkerPriority } from './thread-priority.js';
 import type { ExtendCertificateTask, HashPasswordResult, SignCsrTask, SignedCertificate, WorkerTask } from './tasks.js';
 
 /** Pool sizing. threads defaults to the CPU count (max 8); maxQueue to 1024 waiting tasks;
@@ -79,6 +79,11 @@ export class WorkerPool {
   /** Signs a CSR's key for an existing certificate's subject (see ExtendCertificateTask). */
   extendCertificate(request: Omit<ExtendCertificateTask, 'task'>): Promise<SignedCertificate> {
     return this.run<SignedCertificate>({ task: 'extendCertificate', ...request });
+  }
+
+  /** The scheduling one of the pool's threads has (see thread-priority.ts). */
+  threadScheduling(): Promise<ThreadScheduling> {
+    return this.run<ThreadScheduling>({ task: 'threadScheduling' });
   }
 
   /** Bulk posture re-evaluation: the identities with sessions that no longer pass. */

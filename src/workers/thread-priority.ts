@@ -40,30 +40,36 @@ function setBackground(tid: number): boolean {
   }
 }
 
-/** Gives the calling thread the priority asked for, as far as the system allows, and says what
- * it has now: background falls back to a nice of 19 where `chrt` is missing or refused. */
-export function setOwnThreadPriority(wanted: WorkerPriority): WorkerPriority | 'nice 19' | 'unchanged' {
+/** Gives the calling thread the priority asked for, as far as the system allows: background
+ * falls back to a nice of 19 where `chrt` is missing or refused. What the thread got is read
+ * back with ownThreadScheduling. */
+export function setOwnThreadPriority(wanted: WorkerPriority): void {
   const tid = kernelThreadId();
-  if (tid === undefined || wanted === 'normal') return wanted === 'normal' ? 'normal' : 'unchanged';
+  if (tid === undefined || wanted === 'normal') return;
+  if (wanted === 'background' && setBackground(tid)) return;
   // A nice value can only be raised without privilege: a process started nicer keeps its own.
-  const nice = Math.max(getPriority(tid), wanted === 'low' ? LOW_NICE : 19);
-  if (wanted === 'low') {
-    setPriority(tid, nice);
-    return 'low';
-  }
-  if (setBackground(tid)) return 'background';
-  setPriority(tid, nice);
-  return 'nice 19';
+  setPriority(tid, Math.max(getPriority(tid), wanted === 'low' ? LOW_NICE : 19));
 }
 
-/** The calling thread's scheduling: policy idle or not, and nice value; undefined where a thread
+/** A thread's scheduling as ownThreadScheduling reads it (null where it cannot be read). */
+export type ThreadScheduling = { idle: boolean; nice: number } | null;
+
+/** The start-up log line for a pool asked for `wanted` whose thread reports `got`: a warning
+ * when the system could not give what was asked. */
+export function schedulingReport(wanted: WorkerPriority, got: ThreadScheduling): { level: 'info' | 'warn'; msg: string } {
+  if (wanted !== 'normal' && got === null) return { level: 'warn', msg: 'worker pool: thread priorities cannot be set on this system; the pool runs at normal priority' };
+  if (wanted === 'background' && !got?.idle) return { level: 'warn', msg: `worker pool: SCHED_IDLE not available (chrt missing or refused); running at nice ${got?.nice}` };
+  return { level: 'info', msg: 'worker pool' };
+}
+
+/** The calling thread's scheduling: policy idle or not, and nice value; null where a thread
  * cannot be read alone. */
-export function ownThreadScheduling(): { idle: boolean; nice: number } | undefined {
+export function ownThreadScheduling(): ThreadScheduling {
   try {
     const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1].split(' ');
     // After "pid (comm)": field 19 (nice) is index 16, field 41 (policy) is index 38.
     return { nice: Number(fields[16]), idle: Number(fields[38]) === SCHED_IDLE };
   } catch {
-    return undefined;
+    return null;
   }
 }

@@ -7,12 +7,12 @@ import { evaluatePostureBulk } from './evaluate-posture-bulk.js';
 import { hashPassword, verifyPassword } from './hash-password.js';
 import { extendCertificate, signCsr } from './sign-csr.js';
 import type { HashPasswordResult, SignedCertificate, WorkerTask } from './tasks.js';
-import { ownThreadScheduling, setOwnThreadPriority, type WorkerPriority } from './thread-priority.js';
+import { ownThreadScheduling, setOwnThreadPriority, type ThreadScheduling, type WorkerPriority } from './thread-priority.js';
 
 setOwnThreadPriority((workerData as { priority?: WorkerPriority } | undefined)?.priority ?? 'normal');
 
 /** Runs one worker task and returns its plain-data result. */
-export default async function runTask(task: WorkerTask): Promise<HashPasswordResult | SignedCertificate | PostureBulkResult[] | boolean | number | { idle: boolean; nice: number } | null> {
+export default async function runTask(task: WorkerTask): Promise<HashPasswordResult | SignedCertificate | PostureBulkResult[] | boolean | number | ThreadScheduling> {
   switch (task.task) {
     case 'hashPassword':
       return hashPassword(task.password);
@@ -21,7 +21,7 @@ export default async function runTask(task: WorkerTask): Promise<HashPasswordRes
     case 'threadId':
       return threadId;
     case 'threadScheduling':
-      return ownThreadScheduling() ?? null;
+      return ownThreadScheduling();
     case 'evaluatePostureBulk':
       return evaluatePostureBulk(task.input);
     case 'signCsr':

@@ -4,7 +4,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { threadId } from 'node:worker_threads';
 import { WorkerPool } from '../../../src/workers/pool.js';
-import { ownThreadScheduling, type WorkerPriority } from '../../../src/workers/thread-priority.js';
+import { ownThreadScheduling, schedulingReport, type ThreadScheduling, type WorkerPriority } from '../../../src/workers/thread-priority.js';
 import { ApiError } from '../../../src/errors.js';
 
 describe('WorkerPool', () => {
@@ -90,11 +90,11 @@ describe('WorkerPool queue limit', () => {
 });
 
 describe('WorkerPool priority', () => {
-  async function schedulingOf(priority: WorkerPriority | undefined): Promise<Array<{ idle: boolean; nice: number } | null>> {
+  async function schedulingOf(priority: WorkerPriority | undefined): Promise<ThreadScheduling[]> {
     const pool = WorkerPool.create({ threads: 2, ...(priority ? { priority } : {}) });
     try {
       // Two tasks at once: Piscina hands them to both idle threads.
-      return await Promise.all([0, 1].map(() => pool.run<{ idle: boolean; nice: number } | null>({ task: 'threadScheduling' })));
+      return await Promise.all([0, 1].map(() => pool.threadScheduling()));
     } finally {
       await pool.close();
     }
@@ -117,5 +117,16 @@ describe('WorkerPool priority', () => {
     const mine = ownThreadScheduling()!;
     for (const s of await schedulingOf(undefined)) assert.deepEqual(s, mine);
     for (const s of await schedulingOf('normal')) assert.deepEqual(s, mine);
+  });
+
+  it('reports at start-up what the threads got, warning when it is less than asked', () => {
+    assert.deepEqual(schedulingReport('background', { idle: true, nice: 0 }), { level: 'info', msg: 'worker pool' });
+    assert.deepEqual(schedulingReport('background', { idle: false, nice: 19 }), { level: 'warn', msg: 'worker pool: SCHED_IDLE not available (chrt missing or refused); running at nice 19' });
+    assert.deepEqual(schedulingReport('low', { idle: false, nice: 10 }), { level: 'info', msg: 'worker pool' });
+    assert.deepEqual(schedulingReport('normal', { idle: false, nice: 0 }), { level: 'info', msg: 'worker pool' });
+    assert.deepEqual(schedulingReport('normal', null), { level: 'info', msg: 'worker pool' });
+    for (const wanted of ['background', 'low'] as const) {
+      assert.deepEqual(schedulingReport(wanted, null), { level: 'warn', msg: 'worker pool: thread priorities cannot be set on this system; the pool runs at normal priority' });
+    }
   });
 });
