@@ -6,9 +6,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import forge from 'node-forge';
 import { createCsr, newKey } from '../../test/support/csr.js';
-import { WorkerPool } from '../../src/workers/pool.js';
 import { ensureNodePki } from '../../src/pki/node-pki.js';
 import { median, runLoad, seededCopy, startBenchNode } from '../lib/harness.js';
+import { poolTaskRate } from '../lib/pool-rate.js';
 import { BENCH_DIR } from '../lib/harness.js';
 import { SMALL } from '../lib/seed.js';
 import type { Row, ScenarioContext } from './types.js';
@@ -17,22 +17,8 @@ const SIGNINGS = 600;
 const BURST = 250;
 
 /** Signings per second through a one-thread pool, with 8 in flight. */
-async function poolRate(ca: { caCertPem: string; caKeyPem: string }, csrs: string[]): Promise<number> {
-  const pool = WorkerPool.create({ threads: 1 });
-  try {
-    await pool.signCsr({ csrPem: csrs[0], ...ca, validityDays: 365, usage: 'client' });
-    const t0 = performance.now();
-    let next = 0;
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (next < SIGNINGS) {
-        const csr = csrs[next++ % csrs.length];
-        await pool.signCsr({ csrPem: csr, ...ca, validityDays: 365, usage: 'client' });
-      }
-    }));
-    return SIGNINGS / ((performance.now() - t0) / 1000);
-  } finally {
-    await pool.close();
-  }
+function poolRate(ca: { caCertPem: string; caKeyPem: string }, csrs: string[]): Promise<number> {
+  return poolTaskRate(SIGNINGS, 8, (pool, i) => pool.signCsr({ csrPem: csrs[i % csrs.length], ...ca, validityDays: 365, usage: 'client' }));
 }
 
 /** The same certificate built and signed by node-forge alone, on this thread. */

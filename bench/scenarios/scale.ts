@@ -4,7 +4,9 @@
 import { performance } from 'node:perf_hooks';
 import { runLoad, seededCopy, startBenchNode, median, type RunningNode } from '../lib/harness.js';
 import { LARGE, SMALL } from '../lib/seed.js';
-import { WorkerPool } from '../../src/workers/pool.js';
+import { hashPassword } from '../../src/workers/hash-password.js';
+import { poolTaskRate } from '../lib/pool-rate.js';
+import type { WorkerPriority } from '../../src/workers/thread-priority.js';
 import type { Row, ScenarioContext } from './types.js';
 
 /** A filtered (indexed `name` range), sorted, paged list whose filter matches a tenth of the
@@ -111,7 +113,7 @@ async function loginUsers(node: RunningNode): Promise<string[]> {
 
 /** Reads (16 connections) alone, then with 32 connections logging in as 64 different users, in
  * pairs on one node. */
-async function readsUnderLogins(ctx: ScenarioContext, priority: string): Promise<{ unloadedRps: number; loadedRps: number; ratio: number; logins: number }> {
+async function readsUnderLogins(ctx: ScenarioContext, priority: WorkerPriority): Promise<{ unloadedRps: number; loadedRps: number; ratio: number; logins: number }> {
   const node = await startBenchNode(await seededCopy('small', SMALL, ctx.log), { WEFT_WORKER_THREADS: '2', WEFT_WORKER_PRIORITY: priority });
   try {
     const ids = await picks(node, '/identities?limit=200');
@@ -138,20 +140,9 @@ async function readsUnderLogins(ctx: ScenarioContext, priority: string): Promise
 
 /** Argon2id verifications per second through a one-thread pool, 4 in flight (what one login
  * costs the pool). */
-async function verificationRate(): Promise<number> {
-  const pool = WorkerPool.create({ threads: 1 });
-  try {
-    const { hash, salt } = await pool.hashPassword('bench-admin-password');
-    const count = 600;
-    let next = 0;
-    const t0 = performance.now();
-    await Promise.all(Array.from({ length: 4 }, async () => {
-      while (next++ < count) await pool.verifyPassword('bench-admin-password', hash, salt);
-    }));
-    return count / ((performance.now() - t0) / 1000);
-  } finally {
-    await pool.close();
-  }
+function verificationRate(): Promise<number> {
+  const { hash, salt } = hashPassword(LOGIN_PASSWORD);
+  return poolTaskRate(600, 4, (pool) => pool.verifyPassword(LOGIN_PASSWORD, hash, salt));
 }
 
 /** The budget row at the shipped worker priority (background), the same with the pool at normal
