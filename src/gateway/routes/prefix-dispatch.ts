@@ -6,6 +6,7 @@
 
 import type Router from '@koa/router';
 import type { Middleware, Next, ParameterizedContext } from 'koa';
+import compose from 'koa-compose';
 
 type Layer = Router['stack'][number];
 
@@ -72,11 +73,7 @@ export function routeMiddleware(router: Router): Middleware {
   };
 }
 
-/** Runs handlers in turn, each `next` calling the following one (koa-compose, for one route). */
+/** A route's handlers as one middleware, as @koa/router composes them. */
 function chain(handlers: Middleware[]): Middleware {
-  if (handlers.length === 1) return handlers[0];
-  return (ctx, next) => {
-    const step = (i: number): Promise<void> => (i === handlers.length ? Promise.resolve(next()) : Promise.resolve(handlers[i](ctx, () => step(i + 1))));
-    return step(0);
-  };
+  return handlers.length === 1 ? handlers[0] : compose(handlers);
 }
