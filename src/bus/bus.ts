@@ -71,7 +71,7 @@ export function answerHere(handler: RequestHandler, subject: string, message: un
 export function wireOf(err: unknown): WireError {
   const wire = toApiError(err).toWire();
   try {
-    return JSON.parse(JSON.stringify(wire)) as WireError;
+    return jsonCopy(wire) as WireError;
   } catch {
     return { code: wire.code, message: wire.message };
   }
