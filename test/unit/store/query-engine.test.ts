@@ -1,6 +1,6 @@
 // QueryEngine.list against a brute-force reference (evaluate + sortComparator + slice) over
 // random identities and random ZitiQL queries from a grammar; plus specific paging and order
-// cases. Seeded PRNG: set WEFT_QUERY_SEED to replay a failing run (the seed is in every message).
+// cases, and what a paged list reads (a page, not the table). Seeded PRNG: set WEFT_QUERY_SEED to replay a failing run (the seed is in every message).
 
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -16,6 +16,7 @@ import { LevelKv } from '../../../src/store/level-kv.js';
 import { MemoryKv } from '../../../src/store/memory-kv.js';
 import { QueryEngine } from '../../../src/store/query-engine.js';
 import { Replica } from '../../../src/store/replica.js';
+import { delegatingKv } from '../../support/delegating-kv.js';
 
 const SEED = Number(process.env.WEFT_QUERY_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const KIND = 'identities';
@@ -463,6 +464,59 @@ describe('memory-kv query engine', () => {
     const expected = reference(fixture.records, parseQuery('anyOf(roleAttributes) = "eng" sort by name', resolve), page);
     assert.deepEqual(scoped.items.map((e) => e.id), expected.ids);
     assert.equal(scoped.total, expected.total);
+  });
+});
+
+// ---- what a paged list reads: a page, not the table ----
+
+describe('a filtered, sorted, paged list over an indexed field', () => {
+  let fixture: Fixture;
+  const read = { keys: 0, records: 0 };
+
+  before(async () => {
+    const inner = new MemoryKv();
+    const counting = delegatingKv(inner, {
+      countKeys: (range) => inner.countKeys(range),
+      get: (key) => {
+        read.records++;
+        return inner.get(key);
+      },
+      getMany: (keys) => {
+        read.records += keys.length;
+        return inner.getMany(keys);
+      },
+      keys: (range) => counted(inner.keys(range)),
+      entries: (range) => counted(inner.entries(range)),
+    });
+    async function* counted<T>(items: AsyncIterable<T>): AsyncIterable<T> {
+      for await (const item of items) {
+        read.keys++;
+        yield item;
+      }
+    }
+    fixture = await buildFixture(counting, makeIdentities(new Rand(prng(SEED)), 5000), async () => undefined);
+  });
+
+  after(() => fixture.close());
+
+  test('reads about a page of index keys and records, however many entities match', async () => {
+    const byName = (a: Entity, b: Entity) => Buffer.compare(Buffer.from(String(a.name)), Buffer.from(String(b.name)));
+    const sorted = [...fixture.records].sort(byName);
+    // Bounds that need no escaping in the filter, about 1,000 and 3,000 names in.
+    const plainAfter = (i: number) => sorted.slice(i).find((r) => /^[A-Za-z0-9]+$/.test(String(r.name)))!;
+    const from = plainAfter(1000);
+    const to = plainAfter(3000);
+    const expected = sorted.filter((r) => byName(r, from) >= 0 && byName(r, to) < 0).reverse();
+    assert.ok(expected.length >= 1500, `matches: ${expected.length} (seed=${SEED})`);
+    read.keys = 0;
+    read.records = 0;
+    const { result } = await list(fixture, `name >= "${from.name}" and name < "${to.name}" sort by name desc limit 10`);
+    assert.deepEqual(result.items.map((e) => e.id), expected.slice(0, 10).map((r) => r.id), `seed=${SEED}`);
+    assert.equal(result.total, expected.length, 'the total counts every match');
+    // About 2,000 match out of 5,000: the walk stops after the page, the total is counted without
+    // reading the keys, and only the page's records are fetched.
+    assert.ok(read.keys <= 20, `index keys read: ${read.keys}`);
+    assert.ok(read.records <= 10, `records read: ${read.records}`);
   });
 });
 
