@@ -1,6 +1,7 @@
 // QueryEngine.list against a brute-force reference (evaluate + sortComparator + slice) over
 // random identities and random ZitiQL queries from a grammar; plus specific paging and order
-// cases, and what a paged list reads (a page, not the table). Seeded PRNG: set WEFT_QUERY_SEED to replay a failing run (the seed is in every message).
+// cases, and what a paged list reads (a page, not the table). Seeded PRNG: set WEFT_QUERY_SEED
+// to replay a failing run (the seed is in every message).
 
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
