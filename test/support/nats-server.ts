@@ -62,13 +62,18 @@ async function startOn(bin: string, port: number, opts: NatsServerOptions): Prom
   const dir = mkdtempSync(join(tmpdir(), 'weft-nats-'));
   const args = ['-a', '127.0.0.1', '-p', String(port)];
   if (opts.jetstream) args.push('-js', '-sd', dir);
+  return launchNatsServer(bin, args, port, () => rmSync(dir, { recursive: true, force: true }));
+}
+
+/** Spawns nats-server with `args` (which must make it listen on 127.0.0.1:`port`) and resolves
+ * once it accepts connections. `cleanup` runs after the process has exited (also on failure). */
+export async function launchNatsServer(bin: string, args: string[], port: number, cleanup: () => void = () => {}): Promise<NatsServerHandle> {
   const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const output = collectTail(child);
   const exited = new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
     child.once('error', () => resolve()); // spawn failure: 'exit' may never come
   });
-  const cleanup = () => rmSync(dir, { recursive: true, force: true });
   try {
     await waitUntilReady(port, child, exited, output);
   } catch (err) {
@@ -118,7 +123,8 @@ function canConnect(port: number): Promise<boolean> {
   });
 }
 
-function freePort(): Promise<number> {
+/** A loopback TCP port that was free a moment ago. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
