@@ -29,7 +29,7 @@ import { LoginLimiter } from './gateway/middleware/login-limiter.js';
 import { LocalLog } from './log/local-log.js';
 import type { JetStreamLog } from './log/jetstream-log.js';
 import type { Log } from './log/log.js';
-import { ClusterNode, type ClusterConfig } from './cluster/cluster-node.js';
+import { ClusterNode, COMMAND_TTL_MS, type ClusterConfig } from './cluster/cluster-node.js';
 import { ClusterJoinError } from './cluster/cluster-join.js';
 import { NodeIdInUseError } from './cluster/membership.js';
 import { createLogger, type Logger } from './logger.js';
@@ -125,7 +125,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const applying = commandLog.followBatches(replica.appliedSeq, (entries) => replica.applyBatch(entries));
   await replica.waitFor(await commandLog.lastSeq(), 120_000).catch(() => undefined);
 
-  const proposer = new Proposer(commandLog, replica, nodeId);
+  const proposer = new Proposer(commandLog, replica, nodeId, cluster && COMMAND_TTL_MS);
   const writer = new EntityWriter(replica, proposer);
   const sessions = new SessionKeeper(replica, proposer, { timeoutMinutes: config.sessionTimeoutMinutes });
   // A cluster's actors serve the shards this node owns of the cluster-wide command subjects; an
@@ -133,7 +133,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   // the same NATS never takes this node's writes.
   const scope: CommandScope = cluster ? 'cluster' : { node: nodeId };
   const barrier = cluster?.barrier(commandLog as JetStreamLog<Command>, replica);
-  const handoverMs = cluster ? HANDOVER_MS : undefined;
+  const commands = barrier && cluster?.commandOptions(replica, barrier);
   const traces = new TraceRegistry(log);
   const loginLimiter = new LoginLimiter();
   const metrics = new NodeMetrics({
@@ -148,7 +148,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   });
   const registry = membership ? undefined : new NodeRegistry(bus, announcement, { onError: (err) => log.warn('heartbeat failed', { error: err }) });
   const nodes: NodeDirectory = membership ?? registry!;
-  const client = new NodeClient(bus, nodeId, scope, { handoverMs });
+  const client = new NodeClient(bus, nodeId, scope, commands);
   const presence = new RouterPresence();
   const posture = postureRuntime({
     clock: hooks.clock,
@@ -200,7 +200,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     loginLimiter,
     sessionsVersion: () => sessions.resolutionVersion,
     barrier: barrier && (() => barrier.sync()),
-    handoverMs,
+    commands,
   });
   handle = app.callback();
 
@@ -244,9 +244,6 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     replica, actors, metrics, traces, proposer, postureIdle: () => postureStreams.reevaluator.idle(), close,
   };
 }
-
-/** How long a command waits for its shard to get an owner again after a node died (ms). */
-const HANDOVER_MS = 8_000;
 
 function clusterConfig(config: Config): ClusterConfig {
   return { natsUrls: config.natsUrl!.split(','), secret: config.clusterSecret!, name: config.clusterName, replicas: config.clusterReplicas };

@@ -5,6 +5,7 @@ import type { Bus, Subscription } from '../bus/bus.js';
 import { DEFAULT_SHARD_COUNT, kindWildcard, shardOf, shardSubject, type CommandScope } from '../bus/subjects.js';
 import { ApiError } from '../errors.js';
 import { Mailbox } from './mailbox.js';
+import { withCommandContext } from './request-context.js';
 
 /** What travels to an actor: the entity key, the operation and its payload. */
 export interface ActorMessage {
@@ -132,7 +133,7 @@ export class ActorHost {
     const { actor } = slot;
     if (slot.mailbox.depth >= slot.mailbox.capacity) this.opts.onReject?.('mailbox');
     this.inFlight++;
-    return slot.mailbox.submit(() => actor.handle(msg)).finally(() => this.inFlight--);
+    return slot.mailbox.submit(() => withCommandContext(msg, () => actor.handle(msg))).finally(() => this.inFlight--);
   }
 
   /** Total messages waiting or running, and the deepest mailbox (for metrics and tests). */

@@ -21,6 +21,8 @@ import { ClusterJoinError, joinCluster, readClusterMarker, type ClusterCa } from
 import { Membership } from './membership.js';
 import { PresenceExchange } from './presence-exchange.js';
 import { ReadBarrier } from './read-barrier.js';
+import { CommandOutcomes } from './command-outcomes.js';
+import type { NodeClientOptions } from '../gateway/node-client.js';
 import { ownedShards } from './shard-map.js';
 
 /** Cluster settings from the node's configuration. */
@@ -34,6 +36,10 @@ export interface ClusterConfig {
 
 /** How long a read or a command waits for this node to apply the log (ms). */
 const APPLY_WAIT_MS = 10_000;
+/** How long a command waits for its shard to get an owner again after a node died (ms). */
+const HANDOVER_MS = 8_000;
+/** How long after it was proposed a command may still be stored (ms; see Command.expires). */
+export const COMMAND_TTL_MS = 15_000;
 
 export class ClusterNode {
   private constructor(
@@ -132,6 +138,18 @@ export class ClusterNode {
       await exchange.stop();
       await membership.stop();
       await actors.serveShards(new Set());
+    };
+  }
+
+  /** How this node's commands behave in the cluster: they wait for a shard owner during a
+   * hand-over, pass the read barrier after their answer, and recover lost answers. */
+  commandOptions(replica: Replica, barrier: ReadBarrier): NodeClientOptions {
+    const outcomes = new CommandOutcomes(replica, barrier);
+    return {
+      handoverMs: HANDOVER_MS,
+      afterCommand: () => barrier.sync(),
+      recover: (rid, settledBy) => outcomes.outcome(rid, settledBy),
+      commandTtlMs: COMMAND_TTL_MS,
     };
   }
 

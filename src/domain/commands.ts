@@ -46,6 +46,12 @@ export interface Command {
   /** The proposing node (for tracing). */
   origin: string;
   ops: Op[];
+  /** The request id of the command message it was proposed for (cluster mode): a requester
+   * that lost its answer finds the outcome by it. */
+  rid?: string;
+  /** ISO-8601 time after which the command may no longer be stored (cluster mode): apply
+   * refuses it when the log's own timestamp of the entry is later, the same on every node. */
+  expires?: string;
 }
 
 /** What a command does when all it does is API-session bookkeeping: logins create sessions
