@@ -72,7 +72,7 @@ export class NodeClient {
     const [subject, msg] = decl.actor === 'entity'
       ? [entitySubject(decl.entity, id, DEFAULT_SHARD_COUNT, this.scope), { ...payload, key: id, op, id }]
       : [entitySubject('catalog', decl.kind, DEFAULT_SHARD_COUNT, this.scope), { ...payload, key: decl.kind, op, id }];
-    if (!this.opts.afterCommand && !this.opts.handoverMs) return this.bus.request(subject, msg) as Promise<T>;
+    if (!this.opts.afterCommand && !this.opts.handoverMs && !this.opts.recover) return this.bus.request(subject, msg) as Promise<T>;
     return this.commandInCluster(subject, msg) as Promise<T>;
   }
 
