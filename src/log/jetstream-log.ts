@@ -69,6 +69,10 @@ const FOLLOW_BATCH = 256;
 const STREAM_NAME_IN_USE = 10058;
 const STREAM_NOT_FOUND = 10059;
 const TOO_FEW_SERVERS = new Set([10005, 10023, 10074]);
+/** "JetStream system temporarily unavailable" (no meta leader yet). */
+const JETSTREAM_NOT_READY = 10008;
+/** How long open() retries timeouts and JetStream not being ready. */
+const OPEN_DEADLINE_MS = 20_000;
 
 const encoder = new TextEncoder();
 
@@ -116,7 +120,7 @@ export class JetStreamLog<C = unknown> implements Log<C> {
     try {
       this.#jsm = await this.#opts.nc.jetstreamManager({ timeout: API_TIMEOUT_MS });
       this.#js = this.#opts.nc.jetstream({ timeout: API_TIMEOUT_MS });
-      this.#replicas = (await this.#ensureStream(this.#jsm)).config.num_replicas;
+      this.#replicas = (await this.#ensureStreamWithRetries(this.#jsm)).config.num_replicas;
     } catch (err) {
       this.#state = 'closed';
       throw err;
@@ -198,6 +202,23 @@ export class JetStreamLog<C = unknown> implements Log<C> {
     (this.#status as { stop?: () => void } | null)?.stop?.();
     this.#status = null;
     this.#state = 'closed';
+  }
+
+  /** Concurrent creates of one stream by several nodes can leave a request unanswered (seen with
+   * nats-server 2.9): transient failures are retried, the outcome read back with stream info. */
+  async #ensureStreamWithRetries(jsm: JetStreamManager): Promise<StreamInfo> {
+    const deadline = Date.now() + OPEN_DEADLINE_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#ensureStream(jsm);
+      } catch (err) {
+        const code = apiErrorCode(err);
+        const definite = code !== undefined && code !== JETSTREAM_NOT_READY;
+        const wait = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)];
+        if (definite || this.#opts.nc.isClosed() || Date.now() + wait > deadline) throw err;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   }
 
   async #ensureStream(jsm: JetStreamManager): Promise<StreamInfo> {
