@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test, type TestContext } from 'node:test';
-import { connect, nuid, type NatsConnection } from 'nats';
+import { connect, nuid, type NatsConnection, type Subscription } from 'nats';
 import { JetStreamLog, LogOutcomeUnknownError, LogTrimmedError, LogUnavailableError } from '../../src/log/jetstream-log.js';
 import type { LogEntry } from '../../src/log/log.js';
 import { startNatsCluster, type NatsClusterHandle } from '../support/nats-cluster.js';
@@ -144,6 +144,25 @@ test('jetstream-log - following from before the first stored entry fails with Lo
   } finally {
     await log.close();
     await deleteStream(nc, stream);
+  }
+});
+
+test('jetstream-log - an append nobody stored is LogUnavailableError; one that may have been is LogOutcomeUnknownError', async () => {
+  const nc = started(singleNc);
+  const { stream, subject } = names();
+  const log = new JetStreamLog({ nc, stream, subject, appendDeadlineMs: 400 });
+  await log.open();
+  let silent: Subscription | undefined;
+  try {
+    await assert.rejects(log.append({ big: 'x'.repeat(2 * 1024 * 1024) }), RangeError);
+    await deleteStream(nc, stream); // now nobody listens on the subject: every attempt is refused
+    await assert.rejects(log.append({ i: 1 }), (err: unknown) => err instanceof LogUnavailableError && /refused every attempt/.test(err.message));
+    silent = nc.subscribe(subject, { callback: () => {} }); // receives every attempt, never answers
+    await nc.flush();
+    await assert.rejects(log.append({ i: 2 }, { msgId: 'm-2' }), (err: unknown) => err instanceof LogOutcomeUnknownError && err.msgId === 'm-2' && /unknown/.test(err.message));
+  } finally {
+    silent?.unsubscribe();
+    await log.close();
   }
 });
 
