@@ -1,5 +1,6 @@
 // The actor host: serves an actor family's subjects on the bus and routes each message to the
-// mailbox of its entity, creating actors on demand and evicting idle stateless ones.
+// mailbox of its entity, creating actors on demand and evicting idle stateless ones. A message
+// whose write apply refused as stale is handled again from the start (STALE_WRITE_ATTEMPTS).
 
 import type { Bus, Subscription } from '../bus/bus.js';
 import { kindWildcard, type CommandScope } from '../bus/subjects.js';
@@ -18,6 +19,11 @@ export interface Actor {
   /** True when the actor holds no volatile state worth keeping in memory. */
   isIdle(): boolean;
 }
+
+/** How many times one message is handled when apply keeps refusing its write as stale (409
+ * STALE_WRITE: another writer changed an entity the handling read). The last refusal reaches
+ * the caller. */
+export const STALE_WRITE_ATTEMPTS = 5;
 
 interface Slot {
   actor: Actor;
@@ -75,7 +81,7 @@ export class ActorHost {
     const { actor } = slot;
     if (slot.mailbox.depth >= slot.mailbox.capacity) this.opts.onReject?.('mailbox');
     this.inFlight++;
-    return slot.mailbox.submit(() => actor.handle(msg)).finally(() => this.inFlight--);
+    return slot.mailbox.submit(() => handleRetryingStale(actor, msg)).finally(() => this.inFlight--);
   }
 
   /** Total messages waiting or running, and the deepest mailbox (for metrics and tests). */
@@ -117,5 +123,22 @@ export class ActorHost {
   async close(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     await Promise.all(this.subscriptions.map((s) => s.unsubscribe()));
+  }
+}
+
+/**
+ * Handles the message, and again from the start while apply refuses its write as stale: the
+ * handler re-reads, re-decides and re-proposes. The proposer returned the refusal only after this
+ * node's replica applied the refused command, so the re-read sees the write it lost to. Handlers
+ * that set `expect` propose once, after their reads, so running one again repeats nothing that
+ * took effect (only work such as hashing or signing is done again).
+ */
+async function handleRetryingStale(actor: Actor, msg: ActorMessage): Promise<unknown> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await actor.handle(msg);
+    } catch (err) {
+      if (attempt >= STALE_WRITE_ATTEMPTS || !(err instanceof ApiError) || err.code !== 'STALE_WRITE') throw err;
+    }
   }
 }
