@@ -113,6 +113,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const announcement = { id: nodeId, baseUrl, ctrlAddress: null, certPem: tls.certPem, fingerprint: certFingerprint(tls.certPem), startedAt };
   // In a cluster, a node id that is live elsewhere is refused before this node writes anything.
   const membership = cluster ? await cluster.openMembership(announcement, replica) : undefined;
+  let stopShards: (() => Promise<void>) | undefined;
   const commandLog: Log<Command> = cluster ? await cluster.openLog() : new LocalLog<Command>({ path: join(dataDir, 'log') });
   if (!cluster) await commandLog.open();
   const bus: Bus = cluster?.bus ?? (config.natsUrl ? await NatsBus.connect(config.natsUrl.split(','), { name: `weft-${nodeId}` }) : new MemoryBus());
@@ -122,7 +123,9 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     log[level](msg, { threads: config.workerThreads, priority: config.workerPriority, idle: got?.idle, nice: got?.nice });
   }, (err) => log.error('worker pool failed to start', { error: err }));
 
-  const applying = commandLog.followBatches(replica.appliedSeq, (entries) => replica.applyBatch(entries));
+  const applying = cluster
+    ? cluster.followLog(commandLog as JetStreamLog<Command>, replica, async () => stopShards?.())
+    : commandLog.followBatches(replica.appliedSeq, (entries) => replica.applyBatch(entries));
   await replica.waitFor(await commandLog.lastSeq(), 120_000).catch(() => undefined);
 
   const proposer = new Proposer(commandLog, replica, nodeId, cluster && COMMAND_TTL_MS);
@@ -214,7 +217,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   registry?.update({ ctrlAddress: `tls:${grpc.address}` });
   membership?.update({ ctrlAddress: `tls:${grpc.address}` });
   await registry?.start();
-  const stopShards = cluster && membership ? await cluster.startMember(membership, actors, replica, nodeId, presence) : undefined;
+  stopShards = cluster && membership ? await cluster.startMember(membership, actors, replica, nodeId, presence) : undefined;
 
   let closing: Promise<void> | undefined;
   const close = () =>

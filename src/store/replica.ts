@@ -61,6 +61,11 @@ export class Replica {
   /** Emits 'applied' (AppliedEvent) after each command is committed to the store. */
   readonly events = new EventEmitter();
 
+  /** Cluster mode: a store that refuses a write stops the apply loop (the error propagates)
+   * instead of recording the entry as rejected, which only this node would do: a node that
+   * cannot apply stops serving rather than diverging from its peers. */
+  failOnStoreError = false;
+
   constructor(readonly kv: KvStore) {
     this.events.setMaxListeners(100);
   }
@@ -106,6 +111,7 @@ export class Replica {
     try {
       await this.commit(tx);
     } catch (err) {
+      if (this.failOnStoreError) throw err;
       // The store refused the run as a whole (nothing was written): find the entry it refuses.
       if (entries.length > 1) {
         for (const entry of entries) await this.applyRun([entry]);
