@@ -113,7 +113,11 @@ export class ActorHost {
 
   private async serveShard(name: string, family: Family, shard: number): Promise<void> {
     if (family.shards.has(shard)) return;
-    const sub = await this.bus.serve(shardSubject(name, shard, this.opts.scope), (msg) => this.dispatch(family.slots, family.create, msg as ActorMessage));
+    // A queue group: while two nodes both believe they own the shard (their member lists differ
+    // for a moment), each message still reaches only one of them.
+    const sub = await this.bus.serve(shardSubject(name, shard, this.opts.scope), (msg) => this.dispatch(family.slots, family.create, msg as ActorMessage), {
+      queue: `shard.${name}`,
+    });
     family.shards.set(shard, sub);
   }
 

@@ -39,7 +39,7 @@ const APPLY_WAIT_MS = 10_000;
 /** How long a command waits for its shard to get an owner again after a node died (ms). */
 const HANDOVER_MS = 8_000;
 /** How long after it was proposed a command may still be stored (ms; see Command.expires). */
-export const COMMAND_TTL_MS = 15_000;
+export const COMMAND_TTL_MS = 8_000;
 
 export class ClusterNode {
   /** Set when this node's replica cannot apply the log: it then answers nothing but 503. */
