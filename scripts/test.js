@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The test command: makes sure a real nats-server is available (installing Debian's package
 // when missing), runs every compiled test file with node's test runner, then the API tests
-// once more with every test node on the NATS bus, and prints the combined count.
+// once more with every test node on the NATS bus and once in cluster mode, and prints the
+// combined count.
 
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -66,6 +67,9 @@ if (only.length === 0) {
   const api = files.filter((f) => f.includes('/api/') && !/\/(memory|nats)-bus\.test\.js$/.test(f));
   console.log('\nAPI tests again over the NATS bus (WEFT_TEST_BUS=nats)\n');
   runs.push(await runTests(api, { ...env, WEFT_TEST_BUS: 'nats' }));
+  // And once more with every test node a one-node cluster (JetStream log, shards, read barrier).
+  console.log('\nAPI tests again in cluster mode (WEFT_TEST_BUS=cluster)\n');
+  runs.push(await runTests(api, { ...env, WEFT_TEST_BUS: 'cluster' }));
 }
 const passed = runs.reduce((n, r) => n + r.passed, 0);
 const failed = runs.reduce((n, r) => n + r.failed, 0);
