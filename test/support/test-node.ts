@@ -26,6 +26,8 @@ export interface RequestOptions {
   raw?: string;
   token?: string;
   headers?: Record<string, string>;
+  /** Abort the request after this many milliseconds (the fetch then rejects). */
+  timeoutMs?: number;
 }
 
 export class ApiClient {
@@ -43,7 +45,8 @@ export class ApiClient {
       headers['content-type'] = 'application/json';
     }
     if (opts.token) headers['zt-session'] = opts.token;
-    const res = await fetch(`${this.base}${path}`, { method, headers, body, dispatcher: this.dispatcher } as RequestInit);
+    const signal = opts.timeoutMs === undefined ? undefined : AbortSignal.timeout(opts.timeoutMs);
+    const res = await fetch(`${this.base}${path}`, { method, headers, body, signal, dispatcher: this.dispatcher } as RequestInit);
     const text = await res.text();
     let parsed: unknown;
     try {

@@ -1,0 +1,109 @@
+// NATS failing under the cluster: `kill -9` of one of three nats-servers during a write load
+// loses no acknowledged write and every node keeps answering within 5 s; with every NATS server
+// down, writes and logins answer 503 with Retry-After at once, and writes resume when NATS is back.
+
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { startCluster, CLUSTER_ADMIN, type Cluster } from '../support/cluster.js';
+import { readFrom, sizeOf } from '../support/logged-process.js';
+import {
+  acknowledged,
+  assertAllReadable,
+  assertNoneCommitted,
+  createProbeTargets,
+  describeLoad,
+  failedByAnswer,
+  probeWrites,
+  sleep,
+  startWriteLoad,
+} from '../support/write-load.js';
+
+const WRITERS = 8;
+/** JetStream itself needs a few seconds to elect a new stream leader after a crash. */
+const NATS_RECOVERY_MS = 20_000;
+
+describe('NATS servers failing under the cluster', () => {
+  let cluster: Cluster;
+  let token: string;
+  let targets: string[];
+
+  before(async () => {
+    cluster = await startCluster();
+    token = await cluster.login();
+    targets = await createProbeTargets(cluster.lb, token, 12);
+  }, { timeout: 180_000 });
+  after(async () => {
+    await cluster?.close();
+  });
+  afterEach((t) => cluster?.reportIfFailed(t));
+
+  it('kill -9 of one of three NATS servers during a write load loses no acknowledged write; every node answers within 5 s', { timeout: 180_000 }, async () => {
+    await cluster.ensureAllRunning();
+    const victim = (await cluster.nats.streamLeader(cluster.name)) ?? cluster.nats.servers[0];
+    const load = startWriteLoad(() => cluster.lb, token, { writers: WRITERS, prefix: 'kill-nats' });
+    await sleep(3_000);
+    const killedAt = Date.now();
+    await victim.kill();
+    const probes = await Promise.all(cluster.nodes.map((n) => probeWrites(n.mgmt, token, targets, killedAt, 30_000)));
+    await sleep(Math.max(0, killedAt + 8_000 - Date.now()));
+    const outcomes = await load.stop();
+    console.log(`kill -9 nats ${victim.name}: ${describeLoad(outcomes)}`);
+
+    const ids = acknowledged(outcomes);
+    assert.ok(ids.length >= WRITERS, `the load got some writes acknowledged: ${describeLoad(outcomes)}`);
+    assert.ok(outcomes.some((o) => o.status === 201 && o.startedAt > killedAt), `writes were acknowledged after the kill: ${describeLoad(outcomes)}`);
+    for (const node of cluster.nodes) {
+      await assertAllReadable(node.mgmt, token, ids, node.name);
+      await assertNoneCommitted(node.mgmt, token, failedByAnswer(outcomes), node.name);
+    }
+    cluster.nodes.forEach((node, i) => {
+      const p = probes[i];
+      const seen = `${node.name} after kill -9 of ${victim.name}: ${JSON.stringify(p)}`;
+      assert.equal(p.unanswered, 0, `every request is answered within 5 s — ${seen}`);
+      assert.ok(p.resumedMs !== undefined && p.resumedMs <= NATS_RECOVERY_MS, `writes succeed again within ${NATS_RECOVERY_MS} ms — ${seen}`);
+    });
+
+    await victim.start();
+    await cluster.nats.waitReady();
+  });
+
+  it('with every NATS server down, writes and logins answer 503 with Retry-After at once; writes resume when NATS is back', { timeout: 180_000 }, async () => {
+    await cluster.ensureAllRunning();
+    const logFrom = new Map(cluster.nodes.map((n) => [n.name, sizeOf(n.outPath)]));
+    await Promise.all(cluster.nats.servers.map((s) => s.stop()));
+    await sleep(500);
+
+    const refusedNames: string[] = [];
+    for (const node of cluster.nodes) {
+      const name = `while-nats-down-${node.name}`;
+      let started = Date.now();
+      const write = await node.mgmt.request('POST', '/identities', { body: { name, type: 'User', isAdmin: false }, token, timeoutMs: 15_000 });
+      const writeMs = Date.now() - started;
+      assert.equal(write.status, 503, `a write on ${node.name} without NATS: ${write.status} ${write.text}`);
+      assert.match(write.headers.get('retry-after') ?? '', /^\d+$/, `503 on ${node.name} carries Retry-After`);
+      assert.ok(writeMs < 5_000, `the write on ${node.name} was refused after ${writeMs} ms`);
+      refusedNames.push(name);
+
+      started = Date.now();
+      const body = { username: CLUSTER_ADMIN.username, password: CLUSTER_ADMIN.password };
+      const login = await node.mgmt.request('POST', '/authenticate?method=password', { body, timeoutMs: 15_000 });
+      const loginMs = Date.now() - started;
+      assert.equal(login.status, 503, `a login on ${node.name} without NATS: ${login.status} ${login.text}`);
+      assert.match(login.headers.get('retry-after') ?? '', /^\d+$/, `503 login on ${node.name} carries Retry-After`);
+      assert.ok(loginMs < 5_000, `the login on ${node.name} was refused after ${loginMs} ms`);
+    }
+
+    const backAt = Date.now();
+    await Promise.all(cluster.nats.servers.map((s) => s.start()));
+    await cluster.nats.waitReady();
+    const probes = await Promise.all(cluster.nodes.map((n) => probeWrites(n.mgmt, token, targets.slice(0, 4), backAt, 60_000, 10_000)));
+    cluster.nodes.forEach((node, i) => {
+      assert.ok(probes[i].resumedMs !== undefined, `${node.name} takes writes again once NATS is back: ${JSON.stringify(probes[i])}`);
+    });
+    for (const node of cluster.nodes) {
+      await assertNoneCommitted(node.mgmt, token, refusedNames, node.name);
+      const logged = readFrom(node.outPath, logFrom.get(node.name));
+      assert.match(logged, /nats|disconnect|reconnect/i, `${node.name} logs losing and regaining NATS`);
+    }
+  });
+});
