@@ -22,7 +22,7 @@ describe('a cluster of three nodes behind HAProxy', () => {
 
   before(async () => {
     cluster = await startCluster();
-    token = await cluster.login();
+    token = await cluster.setUp(() => cluster.login());
   }, STARTUP);
   after(async () => {
     await cluster?.close();

@@ -29,8 +29,8 @@ describe('NATS servers failing under the cluster', () => {
 
   before(async () => {
     cluster = await startCluster();
-    token = await cluster.login();
-    targets = await createProbeTargets(cluster.lb, token, 12);
+    token = await cluster.setUp(() => cluster.login());
+    targets = await cluster.setUp(() => createProbeTargets(cluster.lb, token, 12));
   }, { timeout: 180_000 });
   after(async () => {
     await cluster?.close();

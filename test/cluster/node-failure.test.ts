@@ -27,8 +27,8 @@ describe('Weft nodes failing under write load', () => {
 
   before(async () => {
     cluster = await startCluster();
-    token = await cluster.login();
-    targets = await createProbeTargets(cluster.lb, token, 12);
+    token = await cluster.setUp(() => cluster.login());
+    targets = await cluster.setUp(() => createProbeTargets(cluster.lb, token, 12));
   }, { timeout: 180_000 });
   after(async () => {
     await cluster?.close();

@@ -24,8 +24,8 @@ describe('a node refuses to start', () => {
   before(async () => {
     nats = await startJetStreamCluster(join(dir, 'nats'), 1);
     alpha = await startCluster({ nats, nodes: 0, balancer: false, name: 'alpha' });
-    live = await alpha.addNode({ nodeId });
-    token = await alpha.login(live.mgmt);
+    live = await alpha.setUp(() => alpha.addNode({ nodeId }));
+    token = await alpha.setUp(() => alpha.login(live.mgmt));
   }, { timeout: 120_000 });
   after(async () => {
     await beta?.close();
@@ -38,9 +38,13 @@ describe('a node refuses to start', () => {
     beta?.reportIfFailed(t);
   });
 
-  const refusal = (outcome: StartOutcome) => {
-    assert.equal(outcome.listening, false, 'the node must not serve');
-    if (outcome.listening) throw new Error('unreachable');
+  /** Starts `node` expecting it to exit by itself; resolves to its stderr. */
+  const refusal = async (node: ClusterNode): Promise<string> => {
+    const outcome: StartOutcome = await node.launch(60_000);
+    if (outcome.listening) {
+      await node.kill(); // it must not hold the data dir for the tests that follow
+      assert.fail(`${node.name} started and served instead of refusing:\n${JSON.stringify(outcome.line)}`);
+    }
     assert.notEqual(outcome.code, 0, `the process exits non-zero (code ${outcome.code}, signal ${outcome.signal})\n${outcome.stderr}`);
     assert.equal(outcome.signal, null, `the process exits by itself\n${outcome.stderr}`);
     return outcome.stderr;
@@ -53,7 +57,7 @@ describe('a node refuses to start', () => {
 
     beta = await startCluster({ nats, nodes: 1, balancer: false, name: 'beta' });
     const stranger = await beta.newNode({ dataDir: live.dataDir });
-    const stderr = refusal(await stranger.launch(60_000));
+    const stderr = await refusal(stranger);
     assert.match(stderr, /cluster/i, `the message names the cluster:\n${stderr}`);
     assert.match(stderr, new RegExp(`data[ _-]?dir|data directory|WEFT_DATA_DIR|${escape(live.dataDir)}`, 'i'), `the message names the data dir:\n${stderr}`);
 
@@ -66,7 +70,7 @@ describe('a node refuses to start', () => {
   it('with the node id of a live node, saying the id is in use', { timeout: 120_000 }, async () => {
     if (!live.isRunning()) await live.start();
     const twin = await alpha.newNode({ nodeId });
-    const stderr = refusal(await twin.launch(60_000));
+    const stderr = await refusal(twin);
     assert.match(stderr, new RegExp(escape(nodeId)), `the message names the node id:\n${stderr}`);
     assert.match(stderr, /live|already|in use|running|duplicate/i, `the message says the id is taken:\n${stderr}`);
 

@@ -159,6 +159,16 @@ export class Cluster {
     return parts.join('\n');
   }
 
+  /** Runs a set-up step (e.g. in a before hook); when it throws, prints the logs' tails first. */
+  async setUp<T>(step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (err) {
+      console.log(`\n===== cluster logs after a failed set-up: ${(err as Error).message} =====\n${this.diagnostics()}\n`);
+      throw err;
+    }
+  }
+
   /** For afterEach: prints the logs' tails when the test did not pass. */
   reportIfFailed(t: { name: string; passed?: boolean }): void {
     if (t.passed === false) console.log(`\n===== cluster logs after the failure of "${t.name}" =====\n${this.diagnostics()}\n`);

@@ -46,7 +46,14 @@ export class ApiClient {
     }
     if (opts.token) headers['zt-session'] = opts.token;
     const signal = opts.timeoutMs === undefined ? undefined : AbortSignal.timeout(opts.timeoutMs);
-    const res = await fetch(`${this.base}${path}`, { method, headers, body, signal, dispatcher: this.dispatcher } as RequestInit);
+    let res: Response;
+    try {
+      res = await fetch(`${this.base}${path}`, { method, headers, body, signal, dispatcher: this.dispatcher } as RequestInit);
+    } catch (err) {
+      // undici says only "fetch failed"; the reason (refused, reset, certificate) is its cause.
+      const reason = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
+      throw new Error(`${method} ${this.base}${path}: ${reason}`, { cause: err });
+    }
     const text = await res.text();
     let parsed: unknown;
     try {

@@ -45,7 +45,7 @@ export function startWriteLoad(api: () => ApiClient, token: string, opts: WriteL
         outcome.status = res.status;
         if (res.status === 201) outcome.id = res.body?.data?.id;
       } catch (err) {
-        outcome.error = (err as Error).cause ? String((err as Error).cause) : String(err);
+        outcome.error = (err as Error).message;
       }
       outcome.ms = Date.now() - startedAt;
       outcomes.push(outcome);
