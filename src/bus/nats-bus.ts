@@ -49,6 +49,12 @@ export class NatsBus implements Bus {
     private readonly onEventError: (err: unknown, subject: string) => void,
   ) {}
 
+  /** The NATS connection, for parts of the node that share it (the JetStream log). Closing the
+   * bus closes it; its users must not close it themselves. */
+  get connection(): NatsConnection {
+    return this.nc;
+  }
+
   /** Connects to NATS (one url or a cluster seed list); reconnects forever once connected. */
   static async connect(urls: string | string[], opts: NatsBusOptions = {}): Promise<NatsBus> {
     const nc = await connect({ servers: urls, name: opts.name, maxReconnectAttempts: -1 });

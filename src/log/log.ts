@@ -5,6 +5,9 @@
 export interface LogEntry<C = unknown> {
   seq: number;
   command: C;
+  /** When the log stored the entry (epoch ms), as the log itself recorded it, so every node sees
+   * the same value: JetStreamLog sets the server's timestamp; LocalLog leaves it undefined. */
+  timeMs?: number;
 }
 
 export interface Log<C = unknown> {

@@ -39,15 +39,16 @@ describe('NATS servers failing under the cluster', () => {
 
   it('kill -9 of one of three NATS servers during a write load loses no acknowledged write; every node answers within 5 s', { timeout: 180_000 }, async () => {
     await cluster.ensureAllRunning();
-    const victim = (await cluster.nats.streamLeader(cluster.name)) ?? cluster.nats.servers[0];
+    const victim = await cluster.natsStreamLeader();
+    const victimName = cluster.nats.names[victim];
     const load = startWriteLoad(() => cluster.lb, token, { writers: WRITERS, prefix: 'kill-nats' });
     await sleep(3_000);
     const killedAt = Date.now();
-    await victim.kill();
+    await cluster.nats.killServer(victim);
     const probes = await Promise.all(cluster.nodes.map((n) => probeWrites(n.mgmt, token, targets, killedAt, 30_000)));
     await sleep(Math.max(0, killedAt + 8_000 - Date.now()));
     const outcomes = await load.stop();
-    console.log(`kill -9 nats ${victim.name}: ${describeLoad(outcomes)}`);
+    console.log(`kill -9 nats ${victimName}: ${describeLoad(outcomes)}`);
 
     const ids = acknowledged(outcomes);
     assert.ok(ids.length >= WRITERS, `the load got some writes acknowledged: ${describeLoad(outcomes)}`);
@@ -58,19 +59,19 @@ describe('NATS servers failing under the cluster', () => {
     }
     cluster.nodes.forEach((node, i) => {
       const p = probes[i];
-      const seen = `${node.name} after kill -9 of ${victim.name}: ${JSON.stringify(p)}`;
+      const seen = `${node.name} after kill -9 of nats ${victimName}: ${JSON.stringify(p)}`;
       assert.equal(p.unanswered, 0, `every request is answered within 5 s — ${seen}`);
       assert.ok(p.resumedMs !== undefined && p.resumedMs <= NATS_RECOVERY_MS, `writes succeed again within ${NATS_RECOVERY_MS} ms — ${seen}`);
     });
 
-    await victim.start();
-    await cluster.nats.waitReady();
+    await cluster.nats.restartServer(victim);
+    await cluster.waitNatsReady();
   });
 
   it('with every NATS server down, writes and logins answer 503 with Retry-After at once; writes resume when NATS is back', { timeout: 180_000 }, async () => {
     await cluster.ensureAllRunning();
     const logFrom = new Map(cluster.nodes.map((n) => [n.name, sizeOf(n.outPath)]));
-    await Promise.all(cluster.nats.servers.map((s) => s.stop()));
+    await Promise.all(cluster.nats.urls.map((_, i) => cluster.nats.stopServer(i)));
     await sleep(500);
 
     const refusedNames: string[] = [];
@@ -94,8 +95,8 @@ describe('NATS servers failing under the cluster', () => {
     }
 
     const backAt = Date.now();
-    await Promise.all(cluster.nats.servers.map((s) => s.start()));
-    await cluster.nats.waitReady();
+    await Promise.all(cluster.nats.urls.map((_, i) => cluster.nats.restartServer(i)));
+    await cluster.waitNatsReady();
     const probes = await Promise.all(cluster.nodes.map((n) => probeWrites(n.mgmt, token, targets.slice(0, 4), backAt, 60_000, 10_000)));
     cluster.nodes.forEach((node, i) => {
       assert.ok(probes[i].resumedMs !== undefined, `${node.name} takes writes again once NATS is back: ${JSON.stringify(probes[i])}`);

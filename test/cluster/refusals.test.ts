@@ -4,25 +4,21 @@
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { startCluster, type Cluster, type ClusterNode } from '../support/cluster.js';
 import type { StartOutcome } from '../support/cluster-node.js';
-import { startJetStreamCluster, type NatsCluster } from '../support/jetstream-cluster.js';
+import { startNatsCluster, type NatsClusterHandle } from '../support/nats-cluster.js';
 
 describe('a node refuses to start', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'weft-refusals-'));
   const nodeId = `node-${randomBytes(3).toString('hex')}`;
-  let nats: NatsCluster;
+  let nats: NatsClusterHandle;
   let alpha: Cluster;
   let beta: Cluster | undefined;
   let live: ClusterNode;
   let token: string;
 
   before(async () => {
-    nats = await startJetStreamCluster(join(dir, 'nats'), 1);
+    nats = await startNatsCluster(1);
     alpha = await startCluster({ nats, nodes: 0, balancer: false, name: 'alpha' });
     live = await alpha.setUp(() => alpha.addNode({ nodeId }));
     token = await alpha.setUp(() => alpha.login(live.mgmt));
@@ -30,8 +26,7 @@ describe('a node refuses to start', () => {
   after(async () => {
     await beta?.close();
     await alpha?.close();
-    await nats?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await nats?.stop();
   });
   afterEach((t) => {
     alpha?.reportIfFailed(t);

@@ -1,15 +1,21 @@
-// The Log contract suite: LocalLog and MemoryLog (and later logs) run these same tests —
-// gap-free sequencing under concurrency, replay then live follow, awaited handlers, trim.
+// The Log contract suite: LocalLog, MemoryLog and JetStreamLog run these same tests — gap-free
+// sequencing under concurrency, replay then live follow, awaited handlers, entry times, trim.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Log, LogEntry } from '../../src/log/log.js';
 
-/** A log as the suite drives it: the Log contract plus trimBefore(). */
-export type TrimmableLog = Log<unknown> & { trimBefore(seq: number): Promise<void> };
+/** A log as the suite drives it: the Log contract, plus trimBefore() where the log has it. */
+export type TrimmableLog = Log<unknown> & { trimBefore?(seq: number): Promise<void> };
 
 /** Builds a fresh, empty, not yet opened log; cleanup() removes whatever it left behind. */
 export type LogFactory = () => Promise<{ log: TrimmableLog; cleanup(): Promise<void> }>;
+
+/** What a log offers beyond the Log interface; the tests of a capability run only with it. */
+export interface LogCapabilities {
+  /** trimBefore(seq) deletes older entries, and follow() from a trimmed point throws at once. */
+  trim: boolean;
+}
 
 type Subscription = { close(): Promise<void>; done?: Promise<void> };
 
@@ -33,11 +39,14 @@ export async function waitFor(cond: () => boolean, what: string, ms = 5000): Pro
   }
 }
 
-/** Follows from afterSeq, recording every delivered entry. */
+/** An entry without its optional time, to compare with entries(). */
+const plain = (entry: LogEntry): LogEntry => ({ seq: entry.seq, command: entry.command });
+
+/** Follows from afterSeq, recording every delivered entry (without its time). */
 function record(log: Log<unknown>, afterSeq: number): { seen: LogEntry[]; sub: Subscription } {
   const seen: LogEntry[] = [];
   const sub = log.follow(afterSeq, async (entry) => {
-    seen.push(entry);
+    seen.push(plain(entry));
   });
   return { seen, sub };
 }
@@ -48,7 +57,7 @@ const entries = (from: number, to: number): LogEntry[] =>
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Registers the contract tests, each named `${name} - ...`. */
-export function runLogContract(name: string, factory: LogFactory): void {
+export function runLogContract(name: string, factory: LogFactory, capabilities: LogCapabilities = { trim: true }): void {
   const it = (title: string, body: (log: TrimmableLog) => Promise<void>): void => {
     test(`${name} - ${title}`, () => withLog(factory, body));
   };
@@ -151,7 +160,7 @@ export function runLogContract(name: string, factory: LogFactory): void {
       maxActive = Math.max(maxActive, active);
       await sleep(2);
       runs.push(run.map((entry) => entry.seq));
-      assert.deepEqual(run, entries(run[0].seq, run[run.length - 1].seq));
+      assert.deepEqual(run.map(plain), entries(run[0].seq, run[run.length - 1].seq));
       active--;
     }, 4);
     await Promise.all(Array.from({ length: 30 }, (_, i) => log.append(cmd(i + 26))));
@@ -206,7 +215,26 @@ export function runLogContract(name: string, factory: LogFactory): void {
     await sub.close();
   });
 
-  it('trimBefore deletes older entries; following from a trimmed point throws', async (log) => {
+  it('an entry time, where the log records one, is a whole epoch ms that never decreases', async (log) => {
+    const before = Date.now();
+    for (let i = 1; i <= 5; i++) await log.append(cmd(i));
+    await Promise.all(Array.from({ length: 20 }, (_, i) => log.append(cmd(i + 6))));
+    const after = Date.now();
+    const times: (number | undefined)[] = [];
+    const sub = log.follow(0, async (entry) => void times.push(entry.timeMs));
+    await waitFor(() => times.length === 25, '25 entries');
+    await sub.close();
+    if (times.every((t) => t === undefined)) return; // this log records no times (LocalLog)
+    for (const [i, t] of times.entries()) {
+      assert.ok(Number.isSafeInteger(t), `entry ${i + 1}: timeMs ${t}`);
+      // loose bounds: the log's clock (e.g. nats-server's) is this machine's, read at another moment
+      assert.ok(t! >= before - 1000 && t! <= after + 1000, `entry ${i + 1}: timeMs ${t} outside [${before}, ${after}]`);
+      if (i > 0) assert.ok(t! >= times[i - 1]!, `entry ${i + 1}: timeMs went back`);
+    }
+  });
+
+  if (capabilities.trim) it('trimBefore deletes older entries; following from a trimmed point throws', async (log) => {
+    if (!log.trimBefore) throw new Error(`${name} claims the trim capability but has no trimBefore()`);
     for (let i = 1; i <= 10; i++) await log.append(cmd(i));
     await log.trimBefore(6);
     assert.equal(await log.lastSeq(), 10);

@@ -1,21 +1,21 @@
-// Test support: a real cluster on loopback — nats-server processes in one JetStream cluster,
-// Weft node processes (`node dist/src/main.js` in cluster mode, each with its own data dir)
+// Test support: a real cluster on loopback — nats-server processes in one JetStream cluster
+// (nats-cluster.ts), Weft node processes (`node dist/src/main.js` in cluster mode, each with its own data dir)
 // and HAProxy in TCP mode in front. Everything it starts is killed by close() or at exit.
 
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect } from 'nats';
 import { Agent } from 'undici';
 import { startHaproxy, type Balancer } from './haproxy.js';
 import { tailOf } from './logged-process.js';
 import { freePorts } from './nats-server.js';
-import { startJetStreamCluster, type NatsCluster } from './jetstream-cluster.js';
+import { startNatsCluster, type NatsClusterHandle } from './nats-cluster.js';
 import { ClusterNode } from './cluster-node.js';
 import { ApiClient } from './test-node.js';
 
 export { ClusterNode } from './cluster-node.js';
-export type { NatsCluster } from './jetstream-cluster.js';
 
 /** The default admin every test cluster is created with. */
 export const CLUSTER_ADMIN = { username: 'admin', password: 'cluster-admin-pw-1' };
@@ -26,7 +26,7 @@ export interface ClusterOptions {
   /** nats-server processes in the JetStream cluster (default 3); ignored when `nats` is given. */
   natsServers?: number;
   /** A running NATS to share (clusters on one NATS differ by WEFT_CLUSTER_NAME). */
-  nats?: NatsCluster;
+  nats?: NatsClusterHandle;
   /** HAProxy in front of the nodes (default true). */
   balancer?: boolean;
   /** WEFT_CLUSTER_NAME (default: a random one, so clusters never share streams by accident). */
@@ -62,7 +62,7 @@ export class Cluster {
     readonly dir: string,
     readonly name: string,
     readonly secret: string,
-    readonly nats: NatsCluster,
+    readonly nats: NatsClusterHandle,
     private readonly ownsNats: boolean,
     private readonly env: Record<string, string>,
   ) {}
@@ -94,7 +94,7 @@ export class Cluster {
     const dataDir = opts.dataDir ?? join(this.dir, name, 'data');
     mkdirSync(join(this.dir, name), { recursive: true });
     const env = {
-      WEFT_NATS_URL: this.nats.url,
+      WEFT_NATS_URL: this.nats.urls.join(','),
       WEFT_CLUSTER_SECRET: this.secret,
       WEFT_CLUSTER_NAME: this.name,
       WEFT_ADMIN_PASSWORD: CLUSTER_ADMIN.password,
@@ -121,8 +121,8 @@ export class Cluster {
 
   /** Starts every node and NATS server that is not running; waits until the balancer sees all. */
   async ensureAllRunning(): Promise<void> {
-    for (const server of this.nats.servers) if (!server.isRunning()) await server.start();
-    await this.nats.waitReady();
+    for (let i = 0; i < this.nats.urls.length; i++) if (!this.nats.isRunning(i)) await this.nats.restartServer(i);
+    await this.waitNatsReady();
     await Promise.all(this.nodes.filter((n) => !n.isRunning()).map((n) => n.start()));
     await this.waitBalanced();
   }
@@ -154,9 +154,38 @@ export class Cluster {
       parts.push(`--- ${node.name} stdout (${node.outPath}) ---\n${tailOf(node.outPath, lines)}`);
       parts.push(`--- ${node.name} stderr (${node.errPath}) ---\n${tailOf(node.errPath, lines)}`);
     }
-    for (const server of this.nats.servers) parts.push(`--- nats ${server.name} (${server.logPath}) ---\n${tailOf(server.logPath, 15)}`);
     if (this.balancer) parts.push(`--- haproxy ---\n${tailOf(this.balancer.logPath, 15)}`);
     return parts.join('\n');
+  }
+
+  /** Resolves once JetStream answers through every running NATS server (a meta leader exists). */
+  async waitNatsReady(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (let i = 0; i < this.nats.urls.length; i++) {
+      if (!this.nats.isRunning(i)) continue;
+      for (;;) {
+        if (await jetStreamAnswers(this.nats.urls[i])) break;
+        if (Date.now() > deadline) throw new Error(`JetStream did not answer through NATS ${this.nats.names[i]} within ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  }
+
+  /** The index of the NATS server leading this cluster's busiest stream (its log; 0 when unknown). */
+  async natsStreamLeader(): Promise<number> {
+    let best: { leader: string; messages: number } | undefined;
+    const nc = await connect({ servers: this.nats.urls.filter((_, i) => this.nats.isRunning(i)), timeout: 2_000 });
+    try {
+      const jsm = await nc.jetstreamManager({ timeout: 2_000 });
+      for (const info of await jsm.streams.list().next()) {
+        const leader = info.cluster?.leader;
+        if (!leader || !info.config.name.toLowerCase().includes(this.name.toLowerCase())) continue;
+        if (!best || info.state.messages > best.messages) best = { leader, messages: info.state.messages };
+      }
+    } finally {
+      await nc.close();
+    }
+    return Math.max(0, best ? this.nats.names.indexOf(best.leader) : 0);
   }
 
   /** Runs a set-up step (e.g. in a before hook); when it throws, prints the logs' tails first. */
@@ -180,7 +209,7 @@ export class Cluster {
     this.closed = true;
     await Promise.all(this.created.map((n) => n.kill()));
     await this.balancer?.stop();
-    if (this.ownsNats) await this.nats.close();
+    if (this.ownsNats) await this.nats.stop();
     await this.nodeAgent?.destroy().catch(() => {});
     await this.balancerAgent?.destroy().catch(() => {});
     rmSync(this.dir, { recursive: true, force: true });
@@ -211,7 +240,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   const dir = mkdtempSync(join(tmpdir(), 'weft-cluster-'));
   let cluster: Cluster | undefined;
   try {
-    const nats = opts.nats ?? (await startJetStreamCluster(join(dir, 'nats'), opts.natsServers ?? 3));
+    const nats = opts.nats ?? (await startNatsCluster(opts.natsServers ?? 3));
     const name = opts.name ?? `t${randomBytes(4).toString('hex')}`;
     cluster = new Cluster(dir, name, opts.secret ?? randomBytes(24).toString('hex'), nats, !opts.nats, opts.env ?? {});
     const count = opts.nodes ?? 3;
@@ -236,5 +265,20 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       rmSync(dir, { recursive: true, force: true });
     }
     throw err;
+  }
+}
+
+/** True when JetStream's API answers through the NATS server at `url`. */
+async function jetStreamAnswers(url: string): Promise<boolean> {
+  const nc = await connect({ servers: url, timeout: 2_000, reconnect: false }).catch(() => undefined);
+  if (!nc) return false;
+  try {
+    const jsm = await nc.jetstreamManager({ timeout: 2_000 });
+    await jsm.getAccountInfo();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await nc.close().catch(() => {});
   }
 }

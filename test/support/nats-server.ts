@@ -62,13 +62,18 @@ async function startOn(bin: string, port: number, opts: NatsServerOptions): Prom
   const dir = mkdtempSync(join(tmpdir(), 'weft-nats-'));
   const args = ['-a', '127.0.0.1', '-p', String(port)];
   if (opts.jetstream) args.push('-js', '-sd', dir);
+  return launchNatsServer(bin, args, port, () => rmSync(dir, { recursive: true, force: true }));
+}
+
+/** Spawns nats-server with `args` (which must make it listen on 127.0.0.1:`port`) and resolves
+ * once it accepts connections. `cleanup` runs after the process has exited (also on failure). */
+export async function launchNatsServer(bin: string, args: string[], port: number, cleanup: () => void = () => {}): Promise<NatsServerHandle> {
   const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const output = collectTail(child);
   const exited = new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
     child.once('error', () => resolve()); // spawn failure: 'exit' may never come
   });
-  const cleanup = () => rmSync(dir, { recursive: true, force: true });
   try {
     await waitUntilReady(port, child, exited, output);
   } catch (err) {
@@ -118,8 +123,35 @@ function canConnect(port: number): Promise<boolean> {
   });
 }
 
-async function freePort(): Promise<number> {
-  return (await freePorts(1))[0];
+/** A loopback TCP port that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Keeps the last few KB of stderr (drained continuously so the server never blocks on it). */
+function collectTail(child: ChildProcess): () => string {
+  let tail = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    tail = (tail + chunk.toString('utf8')).slice(-4096);
+  });
+  return () => tail.trim();
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** `count` distinct free loopback ports (all held open at once while probing, then released). */
@@ -140,23 +172,5 @@ export async function freePorts(count: number): Promise<number[]> {
     );
   } finally {
     await Promise.all(servers.map((server) => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()))));
-  }
-}
-
-/** Keeps the last few KB of stderr (drained continuously so the server never blocks on it). */
-function collectTail(child: ChildProcess): () => string {
-  let tail = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    tail = (tail + chunk.toString('utf8')).slice(-4096);
-  });
-  return () => tail.trim();
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
   }
 }

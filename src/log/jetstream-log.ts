@@ -1,0 +1,269 @@
+// JetStreamLog: the clustered Log on one JetStream stream (file storage, replicated). append()
+// resolves after JetStream's quorum ack, retrying with one Nats-Msg-Id so a retry never stores
+// twice; it never reports a failure when the outcome is unknown. Followers: jetstream-follower.ts.
+
+import {
+  DiscardPolicy,
+  Events,
+  nanos,
+  nuid,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamClient,
+  type JetStreamManager,
+  type NatsConnection,
+  type Status,
+  type StreamConfig,
+  type StreamInfo,
+} from 'nats';
+import type { Log, LogEntry } from './log.js';
+import type { BatchHandler, LogSubscription } from './log-follower.js';
+import { JetStreamFollower } from './jetstream-follower.js';
+
+export { LogTrimmedError, type LogSubscription } from './log-follower.js';
+
+/** Options of a JetStreamLog. */
+export interface JetStreamLogOptions {
+  /** The NATS connection (shared with the node's bus; the log never closes it). */
+  nc: NatsConnection;
+  /** Stream name; created by open() when missing. */
+  stream: string;
+  /** The stream's one subject; the log publishes every command to it. */
+  subject: string;
+  /** Replicas of a stream the log creates; default min(3, servers in the NATS cluster). */
+  replicas?: number;
+  /** How long append() retries an unacknowledged publish before it gives up (ms, default 30000;
+   * below the stream's 2-minute duplicate window, so every retry is deduplicated). */
+  appendDeadlineMs?: number;
+}
+
+/** Nothing was appended (or read): the log is closed or NATS is not connected. Safe to retry. */
+export class LogUnavailableError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'LogUnavailableError';
+  }
+}
+
+/** A publish was sent but never acknowledged before the deadline: the entry may or may not be in
+ * the log. Retrying with the same msgId within the duplicate window is safe. */
+export class LogOutcomeUnknownError extends Error {
+  constructor(
+    readonly msgId: string,
+    options?: ErrorOptions,
+  ) {
+    super(`the outcome of the append is unknown (msgId ${msgId}): it was sent to JetStream but never acknowledged`, options);
+    this.name = 'LogOutcomeUnknownError';
+  }
+}
+
+const DUPLICATE_WINDOW_MS = 120_000;
+const DEFAULT_DEADLINE_MS = 30_000;
+/** Timeout of one JetStream API request or one publish attempt. */
+const API_TIMEOUT_MS = 5_000;
+const ATTEMPT_TIMEOUT_MS = 2_000;
+const RETRY_MS = [25, 100, 250, 500, 1000];
+const FOLLOW_BATCH = 256;
+/** JetStream API error codes: the stream exists (with another config), and too few servers for
+ * the replicas asked (no peers / insufficient resources / not clustered). */
+const STREAM_NAME_IN_USE = 10058;
+const STREAM_NOT_FOUND = 10059;
+const TOO_FEW_SERVERS = new Set([10005, 10023, 10074]);
+
+const encoder = new TextEncoder();
+
+/**
+ * A Log on a JetStream stream. Several nodes open the same stream and all follow it; sequence
+ * numbers are the stream's. Entries carry `timeMs`, the server's timestamp. The stream is never
+ * trimmed by this class.
+ */
+export class JetStreamLog<C = unknown> implements Log<C> {
+  readonly #opts: JetStreamLogOptions;
+  readonly #deadlineMs: number;
+  #state: 'closed' | 'opening' | 'open' | 'closing' = 'closed';
+  #js: JetStreamClient | null = null;
+  #jsm: JetStreamManager | null = null;
+  #connected = false;
+  #status: AsyncIterable<Status> | null = null;
+  #replicas = 0;
+  readonly #appending = new Set<Promise<unknown>>();
+  readonly #followers = new Set<JetStreamFollower<C>>();
+
+  constructor(opts: JetStreamLogOptions) {
+    const deadline = opts.appendDeadlineMs ?? DEFAULT_DEADLINE_MS;
+    if (!(deadline > 0 && deadline < DUPLICATE_WINDOW_MS)) throw new RangeError(`JetStreamLog: appendDeadlineMs must be in (0, ${DUPLICATE_WINDOW_MS})`);
+    if (opts.replicas !== undefined && !(Number.isSafeInteger(opts.replicas) && opts.replicas >= 1)) throw new RangeError(`JetStreamLog: bad replicas ${opts.replicas}`);
+    this.#opts = opts;
+    this.#deadlineMs = deadline;
+  }
+
+  /** The NATS connection is up (not closed, not reconnecting) and the log is open. */
+  isConnected(): boolean {
+    return this.#state === 'open' && this.#connected && !this.#opts.nc.isClosed();
+  }
+
+  /** The stream's replica count (known once open). */
+  get replicas(): number {
+    return this.#replicas;
+  }
+
+  /** Uses the stream, creating it when missing (race-safe: a stream another node created is
+   * used as it is). Fails when NATS or JetStream cannot be reached. */
+  async open(): Promise<void> {
+    if (this.#state !== 'closed') throw new Error(`JetStreamLog is ${this.#state}`);
+    if (this.#opts.nc.isClosed()) throw new LogUnavailableError('JetStreamLog: the NATS connection is closed');
+    this.#state = 'opening';
+    try {
+      this.#jsm = await this.#opts.nc.jetstreamManager({ timeout: API_TIMEOUT_MS });
+      this.#js = this.#opts.nc.jetstream({ timeout: API_TIMEOUT_MS });
+      this.#replicas = (await this.#ensureStream(this.#jsm)).config.num_replicas;
+    } catch (err) {
+      this.#state = 'closed';
+      throw err;
+    }
+    this.#watchConnection();
+    this.#state = 'open';
+  }
+
+  /**
+   * Publishes the command and resolves with its sequence once JetStream acknowledged it (stored
+   * on a quorum). `msgId` (default: a random one) deduplicates: the same msgId within two
+   * minutes returns the first append's sequence and stores nothing. Throws LogUnavailableError
+   * at once when nothing can be sent, LogOutcomeUnknownError when no attempt was acknowledged
+   * within appendDeadlineMs.
+   */
+  append(command: C, opts: { msgId?: string } = {}): Promise<number> {
+    if (this.#state !== 'open') return Promise.reject(new LogUnavailableError(`JetStreamLog is ${this.#state}; nothing was appended`));
+    const json = JSON.stringify(command);
+    if (json === undefined) return Promise.reject(new TypeError('JetStreamLog: command is not JSON-serialisable'));
+    if (!this.isConnected()) return Promise.reject(new LogUnavailableError('NATS is not connected; nothing was appended'));
+    const appending = this.#publish(encoder.encode(json), opts.msgId ?? nuid.next());
+    this.#appending.add(appending);
+    void appending.finally(() => this.#appending.delete(appending)).catch(() => {});
+    return appending;
+  }
+
+  async #publish(data: Uint8Array, msgID: string): Promise<number> {
+    const js = this.#js!;
+    const deadline = Date.now() + this.#deadlineMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const timeout = Math.max(1, Math.min(ATTEMPT_TIMEOUT_MS, deadline - Date.now()));
+        return (await js.publish(this.#opts.subject, data, { msgID, timeout })).seq;
+      } catch (err) {
+        const wait = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)];
+        if (this.#opts.nc.isClosed() || Date.now() + wait >= deadline) throw new LogOutcomeUnknownError(msgID, { cause: err });
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+  }
+
+  /** See {@link Log.follow}. If the stream no longer holds the entry after afterSeq, `done`
+   * rejects with LogTrimmedError. */
+  follow(afterSeq: number, handler: (entry: LogEntry<C>) => Promise<void>): LogSubscription {
+    return this.#follow(afterSeq, (entries) => handler(entries[0]), 1);
+  }
+
+  /** See {@link Log.followBatches}. */
+  followBatches(afterSeq: number, handler: (entries: LogEntry<C>[]) => Promise<void>, maxBatch = FOLLOW_BATCH): LogSubscription {
+    if (!Number.isSafeInteger(maxBatch) || maxBatch < 1) throw new RangeError(`followBatches: bad maxBatch ${maxBatch}`);
+    return this.#follow(afterSeq, handler, maxBatch);
+  }
+
+  #follow(afterSeq: number, handler: BatchHandler<C>, maxBatch: number): LogSubscription {
+    if (this.#state !== 'open') throw new Error(`JetStreamLog is ${this.#state}; cannot follow`);
+    if (!Number.isSafeInteger(afterSeq) || afterSeq < 0) throw new RangeError(`follow: bad afterSeq ${afterSeq}`);
+    const source = { js: this.#js!, jsm: this.#jsm!, stream: this.#opts.stream };
+    const follower = new JetStreamFollower<C>(source, afterSeq, handler, maxBatch, () => this.#followers.delete(follower));
+    this.#followers.add(follower);
+    return follower;
+  }
+
+  /** The stream's last sequence, asked of JetStream (one request). */
+  async lastSeq(): Promise<number> {
+    if (!this.isConnected()) throw new LogUnavailableError(this.#state === 'open' ? 'NATS is not connected' : `JetStreamLog is ${this.#state}`);
+    try {
+      return (await this.#jsm!.streams.info(this.#opts.stream)).state.last_seq;
+    } catch (err) {
+      throw new LogUnavailableError(`JetStreamLog: stream info of ${this.#opts.stream} failed`, { cause: err });
+    }
+  }
+
+  /** Stops followers and lets appends in flight finish; the NATS connection stays open. */
+  async close(): Promise<void> {
+    if (this.#state !== 'open') return;
+    this.#state = 'closing';
+    await Promise.all([...this.#followers].map((f) => f.close()));
+    await Promise.allSettled([...this.#appending]);
+    (this.#status as { stop?: () => void } | null)?.stop?.();
+    this.#status = null;
+    this.#state = 'closed';
+  }
+
+  async #ensureStream(jsm: JetStreamManager): Promise<StreamInfo> {
+    const existing = await this.#streamInfo(jsm);
+    if (existing) return this.#checked(existing);
+    const { replicas } = this.#opts;
+    for (const r of replicas === undefined ? [3, 2, 1] : [replicas]) {
+      try {
+        return this.#checked(await jsm.streams.add(this.#config(r)));
+      } catch (err) {
+        const code = apiErrorCode(err);
+        if (code === STREAM_NAME_IN_USE) {
+          const raced = await this.#streamInfo(jsm); // created meanwhile, perhaps with other replicas
+          if (raced) return this.#checked(raced);
+        }
+        if (replicas === undefined && r > 1 && code !== undefined && TOO_FEW_SERVERS.has(code)) continue;
+        throw err;
+      }
+    }
+    throw new Error('unreachable');
+  }
+
+  async #streamInfo(jsm: JetStreamManager): Promise<StreamInfo | null> {
+    try {
+      return await jsm.streams.info(this.#opts.stream);
+    } catch (err) {
+      if (apiErrorCode(err) === STREAM_NOT_FOUND) return null;
+      throw err;
+    }
+  }
+
+  #config(replicas: number): Partial<StreamConfig> {
+    return {
+      name: this.#opts.stream,
+      subjects: [this.#opts.subject],
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+      discard: DiscardPolicy.Old,
+      duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+      num_replicas: replicas,
+    };
+  }
+
+  #checked(info: StreamInfo): StreamInfo {
+    if (!info.config.subjects?.includes(this.#opts.subject)) {
+      throw new Error(`JetStreamLog: stream ${this.#opts.stream} exists without subject ${this.#opts.subject}`);
+    }
+    return info;
+  }
+
+  /** Tracks disconnects; after a reconnect, followers re-read through new consumers. */
+  #watchConnection(): void {
+    this.#connected = !this.#opts.nc.isClosed();
+    const status = this.#opts.nc.status();
+    this.#status = status;
+    void (async () => {
+      for await (const s of status) {
+        if (s.type === Events.Disconnect) this.#connected = false;
+        if (s.type !== Events.Reconnect) continue;
+        this.#connected = true;
+        for (const follower of this.#followers) follower.restart();
+      }
+    })().catch(() => {});
+  }
+}
+
+function apiErrorCode(err: unknown): number | undefined {
+  return (err as { api_error?: { err_code?: number } } | null)?.api_error?.err_code;
+}

@@ -1,0 +1,266 @@
+// Runs the Log contract against JetStreamLog on one JetStream server and on a three-server
+// JetStream cluster (real nats-server processes), plus what only the shared log has: several
+// nodes on one stream, msgId deduplication, fast failure while disconnected, a server crash.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { connect, nuid, type NatsConnection } from 'nats';
+import { JetStreamLog, LogOutcomeUnknownError, LogTrimmedError, LogUnavailableError } from '../../src/log/jetstream-log.js';
+import type { LogEntry } from '../../src/log/log.js';
+import { startNatsCluster, type NatsClusterHandle } from '../support/nats-cluster.js';
+import { runLogContract, waitFor, type LogFactory } from './log-contract.js';
+
+let single: NatsClusterHandle | undefined;
+let cluster: NatsClusterHandle | undefined;
+let singleNc: NatsConnection | undefined;
+let clusterNc: NatsConnection | undefined;
+
+before(async () => {
+  [single, cluster] = await Promise.all([startNatsCluster(1), startNatsCluster(3)]);
+  [singleNc, clusterNc] = await Promise.all([connect({ servers: single.urls }), connect({ servers: cluster.urls })]);
+});
+
+after(async () => {
+  await Promise.allSettled([singleNc?.close(), clusterNc?.close()]);
+  await Promise.allSettled([single?.stop(), cluster?.stop()]);
+});
+
+const started = <T>(value: T | undefined): T => {
+  if (value === undefined) throw new Error('nats-server did not start (see the before hook error)');
+  return value;
+};
+
+/** A fresh stream name and subject (every test gets its own stream). */
+function names(): { stream: string; subject: string } {
+  const id = nuid.next();
+  return { stream: `LOG_${id}`, subject: `weft-test.${id}.log` };
+}
+
+async function deleteStream(nc: NatsConnection, stream: string): Promise<void> {
+  const jsm = await nc.jetstreamManager();
+  await jsm.streams.delete(stream).catch(() => false);
+}
+
+function factory(nc: () => NatsConnection | undefined): LogFactory {
+  return async () => {
+    const conn = started(nc());
+    const { stream, subject } = names();
+    return { log: new JetStreamLog({ nc: conn, stream, subject }), cleanup: () => deleteStream(conn, stream) };
+  };
+}
+
+// JetStreamLog never trims the shared stream (a node cannot know what the others still need).
+runLogContract('jetstream-log (one server)', factory(() => singleNc), { trim: false });
+runLogContract('jetstream-log (three-server cluster)', factory(() => clusterNc), { trim: false });
+
+/** Reads entries 1..count through a new follower. */
+async function readAll(log: JetStreamLog, count: number): Promise<LogEntry[]> {
+  const seen: LogEntry[] = [];
+  const sub = log.followBatches(0, async (run) => void seen.push(...run), 64);
+  await waitFor(() => seen.length >= count, `${count} entries`, 20_000);
+  await sub.close();
+  return seen;
+}
+
+test('jetstream-log - replicas: 1 on one server, 3 on the cluster, or as configured', async () => {
+  const cases: [NatsConnection, number | undefined, number][] = [[started(singleNc), undefined, 1], [started(clusterNc), undefined, 3], [started(clusterNc), 2, 2]];
+  for (const [nc, replicas, expected] of cases) {
+    const { stream, subject } = names();
+    const log = new JetStreamLog({ nc, stream, subject, replicas });
+    await log.open();
+    assert.equal(log.replicas, expected);
+    const info = await (await nc.jetstreamManager()).streams.info(stream);
+    assert.equal(info.config.num_replicas, expected);
+    assert.equal(info.config.storage, 'file');
+    assert.equal(info.config.duplicate_window, 120_000_000_000);
+    await log.close();
+    await deleteStream(nc, stream);
+  }
+});
+
+test('jetstream-log - three nodes opening one new stream at once share it; all see every entry in one order', async () => {
+  const c = started(cluster);
+  const conns = await Promise.all(c.urls.map((url) => connect({ servers: url })));
+  const { stream, subject } = names();
+  try {
+    const logs = conns.map((nc) => new JetStreamLog({ nc, stream, subject }));
+    await Promise.all(logs.map((log) => log.open()));
+    assert.deepEqual(logs.map((log) => log.replicas), [3, 3, 3]);
+    const acked = await Promise.all(logs.flatMap((log, n) => Array.from({ length: 40 }, async (_, i) => ({ seq: await log.append({ n, i }), command: { n, i } }))));
+    assert.deepEqual(acked.map((a) => a.seq).sort((x, y) => x - y), Array.from({ length: 120 }, (_, i) => i + 1));
+    const views = await Promise.all(logs.map((log) => readAll(log, 120)));
+    const expected = acked.sort((x, y) => x.seq - y.seq);
+    for (const view of views) assert.deepEqual(view.map((e) => ({ seq: e.seq, command: e.command })), expected);
+    assert.ok(views.every((view) => view.every((e, i) => e.timeMs === views[0][i].timeMs)), 'every node sees the same times');
+    await Promise.all(logs.map((log) => log.close()));
+    // a restarted node finds the stream with its entries
+    const again = new JetStreamLog({ nc: conns[1], stream, subject });
+    await again.open();
+    assert.equal(await again.lastSeq(), 120);
+    assert.equal(await again.append({ again: true }), 121);
+    await again.close();
+  } finally {
+    await deleteStream(conns[0], stream);
+    await Promise.all(conns.map((nc) => nc.close()));
+  }
+});
+
+test('jetstream-log - an append repeated with its msgId returns the first seq and stores once', async () => {
+  const nc = started(clusterNc);
+  const { stream, subject } = names();
+  const log = new JetStreamLog({ nc, stream, subject });
+  await log.open();
+  try {
+    assert.equal(await log.append({ i: 1 }, { msgId: 'cmd-1' }), 1);
+    assert.equal(await log.append({ i: 2 }, { msgId: 'cmd-2' }), 2);
+    assert.equal(await log.append({ i: 1, retried: true }, { msgId: 'cmd-1' }), 1);
+    assert.equal(await log.lastSeq(), 2);
+    assert.equal(await log.append({ i: 3 }), 3);
+    assert.equal(await log.append({ i: 4 }), 4, 'appends without a msgId are never taken for duplicates');
+    const all = await readAll(log, 4);
+    assert.deepEqual(all.map((e) => e.command), [{ i: 1 }, { i: 2 }, { i: 3 }, { i: 4 }]);
+  } finally {
+    await log.close();
+    await deleteStream(nc, stream);
+  }
+});
+
+test('jetstream-log - following from before the first stored entry fails with LogTrimmedError', async () => {
+  const nc = started(singleNc);
+  const { stream, subject } = names();
+  const log = new JetStreamLog({ nc, stream, subject });
+  await log.open();
+  try {
+    for (let i = 1; i <= 10; i++) await log.append({ i });
+    await (await nc.jetstreamManager()).streams.purge(stream, { seq: 6 });
+    const early = log.follow(3, async () => {});
+    await assert.rejects(early.done, (err: unknown) => err instanceof LogTrimmedError && err.firstSeq === 6);
+    const seen: number[] = [];
+    const sub = log.follow(5, async (entry) => void seen.push(entry.seq));
+    await waitFor(() => seen.length === 5, 'entries 6..10');
+    await sub.close();
+    await sub.done;
+    assert.deepEqual(seen, [6, 7, 8, 9, 10]);
+  } finally {
+    await log.close();
+    await deleteStream(nc, stream);
+  }
+});
+
+/** Resolves whether `promise` has settled once pending I/O callbacks had a turn (no waiting on I/O). */
+async function settledAtOnce(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  promise.then(() => (settled = true), () => (settled = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  return settled;
+}
+
+test('jetstream-log - while NATS is down appends and lastSeq fail at once; after it is back, both work and followers resume', async () => {
+  const server = await startNatsCluster(1);
+  const nc = await connect({ servers: server.urls, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+  const { stream, subject } = names();
+  const log = new JetStreamLog({ nc, stream, subject });
+  try {
+    await log.open();
+    const seen: number[] = [];
+    const sub = log.follow(0, async (entry) => void seen.push(entry.seq));
+    for (let i = 1; i <= 3; i++) await log.append({ i });
+    await waitFor(() => seen.length === 3, 'entries 1..3');
+    await server.stopServer(0);
+    await waitFor(() => !log.isConnected(), 'the disconnect');
+    const append = log.append({ i: 4 });
+    assert.ok(await settledAtOnce(append), 'append failed without waiting');
+    await assert.rejects(append, LogUnavailableError);
+    const last = log.lastSeq();
+    assert.ok(await settledAtOnce(last), 'lastSeq failed without waiting');
+    await assert.rejects(last, LogUnavailableError);
+    await server.restartServer(0);
+    await waitFor(() => log.isConnected(), 'the reconnect', 10_000);
+    assert.equal(await log.append({ i: 4 }), 4);
+    await waitFor(() => seen.length === 4, 'entry 4 after the reconnect', 15_000);
+    assert.deepEqual(seen, [1, 2, 3, 4]);
+    await sub.close();
+    await nc.close();
+    await assert.rejects(log.append({ i: 5 }), LogUnavailableError);
+  } finally {
+    await log.close();
+    await nc.close();
+    await server.stop();
+  }
+});
+
+test('jetstream-log - the stream leader crashes while 200 entries are appended: every ack is kept, once, in order', async (t) => {
+  const c = started(cluster);
+  const { stream, subject } = names();
+  const nc = await connect({ servers: c.urls, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+  const log = new JetStreamLog({ nc, stream, subject, appendDeadlineMs: 20_000 });
+  let crashed = -1;
+  try {
+    await log.open();
+    const followed: LogEntry[] = [];
+    const sub = log.followBatches(0, async (run) => void followed.push(...run));
+    const leader = (await (await nc.jetstreamManager()).streams.info(stream)).cluster?.leader;
+    crashed = c.names.indexOf(leader ?? '');
+    assert.ok(crashed >= 0, `stream leader ${leader} is one of ${c.names.join(', ')}`);
+    const acked = new Map<number, string>();
+    let failures = 0;
+    /** Appends one command until acknowledged, retrying with its msgId as a proposer would. */
+    const appendOnce = async (id: string): Promise<void> => {
+      for (;;) {
+        try {
+          acked.set(await log.append({ id }, { msgId: id }), id);
+          return;
+        } catch (err) {
+          assert.ok(err instanceof LogUnavailableError || err instanceof LogOutcomeUnknownError, String(err));
+          failures++;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+    };
+    const worker = async (w: number) => {
+      for (let i = 0; i < 50; i++) await appendOnce(`w${w}-${i}`);
+    };
+    const load = Promise.all([0, 1, 2, 3].map(worker));
+    await waitFor(() => acked.size >= 50, '50 acks before the crash', 20_000);
+    await c.killServer(crashed);
+    await load;
+    assert.equal(acked.size, 200);
+    const seqs = [...acked.keys()].sort((a, b) => a - b);
+    assert.deepEqual(seqs, Array.from({ length: 200 }, (_, i) => i + 1), 'acked seqs are distinct and gap-free');
+    await waitFor(() => followed.length >= 200, 'the follower got all 200', 20_000);
+    await sub.close();
+    assert.deepEqual(followed.map((e) => e.seq), seqs);
+    assert.deepEqual(followed.map((e) => (e.command as { id: string }).id), seqs.map((s) => acked.get(s)));
+    assert.ok(followed.every((e) => Number.isSafeInteger(e.timeMs) && e.timeMs! > 0), 'entries carry their time');
+    assert.equal(await log.lastSeq(), 200);
+    const leaderNow = (await (await nc.jetstreamManager()).streams.info(stream)).cluster?.leader;
+    assert.notEqual(leaderNow, leader);
+    t.diagnostic(`leader ${leader} crashed; new leader ${leaderNow}; ${failures} attempts retried`);
+  } finally {
+    await log.close();
+    if (crashed >= 0) await c.restartServer(crashed);
+    await deleteStream(nc, stream);
+    await nc.close();
+  }
+});
+
+test('jetstream-log - catch-up reading speed (diagnostic)', async (t) => {
+  const nc = started(singleNc);
+  const { stream, subject } = names();
+  const log = new JetStreamLog({ nc, stream, subject });
+  await log.open();
+  try {
+    const count = 20_000;
+    for (let from = 0; from < count; from += 1000) {
+      await Promise.all(Array.from({ length: 1000 }, (_, i) => log.append({ op: 'put', id: `id-${from + i}`, data: 'x'.repeat(100) })));
+    }
+    const startedAt = performance.now();
+    const all = await readAll(log, count);
+    const ms = performance.now() - startedAt;
+    assert.deepEqual(all.map((e) => e.seq), Array.from({ length: count }, (_, i) => i + 1));
+    t.diagnostic(`caught up ${count} entries in ${ms.toFixed(0)} ms (${Math.round(count / (ms / 1000))} entries/s)`);
+  } finally {
+    await log.close();
+    await deleteStream(nc, stream);
+  }
+});
