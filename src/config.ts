@@ -16,6 +16,12 @@ export interface Config {
   adminPassword?: string;
   /** undefined = embedded in-process bus. */
   natsUrl?: string;
+  /** With natsUrl: cluster mode (shared JetStream log, CA sealed with it). At least 32 chars. */
+  clusterSecret?: string;
+  /** Names the cluster's JetStream stream and buckets, so clusters can share one NATS. */
+  clusterName: string;
+  /** JetStream replicas of the cluster's log and buckets; undefined = min(3, NATS servers). */
+  clusterReplicas?: number;
   tlsCert?: string;
   tlsKey?: string;
   /** Stable node name; undefined = generated once and kept in the data dir. */
@@ -47,6 +53,7 @@ export const DEFAULTS = {
   grpcListen: '127.0.0.1:1281',
   dataDir: './data',
   adminUsername: 'admin',
+  clusterName: 'weft',
   sessionTimeoutMinutes: 30,
   workerThreads: 2,
   workerPriority: 'background',
@@ -63,6 +70,9 @@ const KEYS: KeySpec[] = [
   { flag: 'admin-username', env: 'WEFT_ADMIN_USERNAME', key: 'adminUsername', kind: 'string', help: 'default admin username at first start (default admin)' },
   { flag: 'admin-password', env: 'WEFT_ADMIN_PASSWORD', key: 'adminPassword', kind: 'string', help: 'default admin password at first start (default: generated, printed once)' },
   { flag: 'nats-url', env: 'WEFT_NATS_URL', key: 'natsUrl', kind: 'string', help: 'NATS server URL(s), comma separated (default: embedded in-process bus)' },
+  { flag: 'cluster-secret', env: 'WEFT_CLUSTER_SECRET', key: 'clusterSecret', kind: 'string', help: 'with --nats-url: cluster mode; the same secret (32+ chars) on every node' },
+  { flag: 'cluster-name', env: 'WEFT_CLUSTER_NAME', key: 'clusterName', kind: 'string', help: 'cluster name: names its JetStream stream and buckets (default weft)' },
+  { flag: 'cluster-replicas', env: 'WEFT_CLUSTER_REPLICAS', key: 'clusterReplicas', kind: 'int', min: 1, max: 5, help: 'JetStream replicas of the cluster log (default: min(3, NATS servers))' },
   { flag: 'tls-cert', env: 'WEFT_TLS_CERT', key: 'tlsCert', kind: 'string', help: 'PEM server certificate (default: generated under <data-dir>/pki)' },
   { flag: 'tls-key', env: 'WEFT_TLS_KEY', key: 'tlsKey', kind: 'string', help: 'PEM private key for --tls-cert' },
   { flag: 'node-id', env: 'WEFT_NODE_ID', key: 'nodeId', kind: 'string', help: 'node name (default: generated once, kept in the data dir)' },
@@ -94,6 +104,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | 'h
   if (Boolean(config.tlsCert) !== Boolean(config.tlsKey)) {
     throw new ConfigError('--tls-cert / WEFT_TLS_CERT and --tls-key / WEFT_TLS_KEY must be given together');
   }
+  validateCluster(config);
   const password = config.adminPassword as string | undefined;
   if (password !== undefined && (password.length < 5 || password.length > 100)) {
     throw new ConfigError('--admin-password / WEFT_ADMIN_PASSWORD must be 5 to 100 characters');
@@ -165,6 +176,16 @@ function convert(spec: KeySpec, raw: string): unknown {
     throw new ConfigError(`${name} must be an integer from ${spec.min} to ${spec.max}, got ${JSON.stringify(raw)}`);
   }
   return n;
+}
+
+function validateCluster(config: Record<string, unknown>): void {
+  const secret = config.clusterSecret as string | undefined;
+  if (secret === undefined) return;
+  if (secret.length < 32) throw new ConfigError('--cluster-secret / WEFT_CLUSTER_SECRET must be at least 32 characters');
+  if (!config.natsUrl) throw new ConfigError('--cluster-secret / WEFT_CLUSTER_SECRET needs --nats-url / WEFT_NATS_URL (the cluster\'s NATS servers)');
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(config.clusterName as string)) {
+    throw new ConfigError('--cluster-name / WEFT_CLUSTER_NAME must be 1 to 64 characters of A-Z a-z 0-9 _ -');
+  }
 }
 
 function validateAddress(name: string, value: string): void {

@@ -19,6 +19,10 @@ export interface WireError {
   status?: number;
 }
 
+/** The cause code of a SERVICE_UNAVAILABLE whose request reached nobody (no node serves its
+ * subject now): nothing was delivered, so it is safe to ask again. */
+export const NO_RESPONDERS = 'NO_RESPONDERS';
+
 interface CatalogueEntry {
   status: number;
   message: string;

@@ -7,7 +7,7 @@ import type { RequestListener } from 'node:http';
 import { createServer } from 'node:https';
 import { join, resolve } from 'node:path';
 import { ActorHost } from './actors/actor-host.js';
-import { certFingerprint, NodeRegistry } from './actors/node-registry.js';
+import { certFingerprint, NodeRegistry, type NodeDirectory } from './actors/node-registry.js';
 import { createCatalogActor, createEntityActor, type ActorDeps } from './actors/actor-factory.js';
 import { bootstrap } from './actors/bootstrap.js';
 import { EntityWriter } from './actors/entity-writer.js';
@@ -27,6 +27,11 @@ import { createGateway } from './gateway/app.js';
 import { NodeClient } from './gateway/node-client.js';
 import { LoginLimiter } from './gateway/middleware/login-limiter.js';
 import { LocalLog } from './log/local-log.js';
+import type { JetStreamLog } from './log/jetstream-log.js';
+import type { Log } from './log/log.js';
+import { ClusterNode, type ClusterConfig } from './cluster/cluster-node.js';
+import { ClusterJoinError } from './cluster/cluster-join.js';
+import { NodeIdInUseError } from './cluster/membership.js';
 import { createLogger, type Logger } from './logger.js';
 import { listen, loadTls, readOrCreateNodeId } from './node-setup.js';
 import { IntegrityRunner } from './ops/integrity-runner.js';
@@ -78,7 +83,8 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const nodeId = config.nodeId ?? (await readOrCreateNodeId(dataDir));
   const log = logger.child({ node: nodeId });
   const { host, port } = splitAddress(config.listen);
-  const tls = await loadTls(config, dataDir, host);
+  const cluster = config.clusterSecret ? await ClusterNode.connect(clusterConfig(config), dataDir, nodeId, log) : undefined;
+  const tls = await loadTls(config, dataDir, host, cluster?.ca);
   // Listen first, so that the advertised URL has the real port even when port 0 was asked
   // for; until the gateway is ready every request gets 503.
   let handle: RequestListener = (_req, res) => {
@@ -104,9 +110,12 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   );
   const replica = new Replica(kv);
   await replica.open();
-  const commandLog = new LocalLog<Command>({ path: join(dataDir, 'log') });
-  await commandLog.open();
-  const bus: Bus = config.natsUrl ? await NatsBus.connect(config.natsUrl.split(','), { name: `weft-${nodeId}` }) : new MemoryBus();
+  const announcement = { id: nodeId, baseUrl, ctrlAddress: null, certPem: tls.certPem, fingerprint: certFingerprint(tls.certPem), startedAt };
+  // In a cluster, a node id that is live elsewhere is refused before this node writes anything.
+  const membership = cluster ? await cluster.openMembership(announcement, replica) : undefined;
+  const commandLog: Log<Command> = cluster ? await cluster.openLog() : new LocalLog<Command>({ path: join(dataDir, 'log') });
+  if (!cluster) await commandLog.open();
+  const bus: Bus = cluster?.bus ?? (config.natsUrl ? await NatsBus.connect(config.natsUrl.split(','), { name: `weft-${nodeId}` }) : new MemoryBus());
   const pool = WorkerPool.create({ threads: config.workerThreads, priority: config.workerPriority });
   void pool.threadScheduling().then((got) => {
     const { level, msg } = schedulingReport(config.workerPriority, got);
@@ -119,9 +128,12 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const proposer = new Proposer(commandLog, replica, nodeId);
   const writer = new EntityWriter(replica, proposer);
   const sessions = new SessionKeeper(replica, proposer, { timeoutMinutes: config.sessionTimeoutMinutes });
-  // The log is this node's own (no shared JetStream log yet), so its actors serve node-scoped
-  // command subjects: another node on the same NATS never takes this node's writes.
-  const scope: CommandScope = { node: nodeId };
+  // A cluster's actors serve the shards this node owns of the cluster-wide command subjects; an
+  // embedded node's log is its own, so its actors serve node-scoped subjects: another node on
+  // the same NATS never takes this node's writes.
+  const scope: CommandScope = cluster ? 'cluster' : { node: nodeId };
+  const barrier = cluster?.barrier(commandLog as JetStreamLog<Command>, replica);
+  const handoverMs = cluster ? HANDOVER_MS : undefined;
   const traces = new TraceRegistry(log);
   const loginLimiter = new LoginLimiter();
   const metrics = new NodeMetrics({
@@ -132,12 +144,11 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     loginLimiter: () => loginLimiter.state(),
   });
   const actors = new ActorHost(bus, {
-    mailboxSize: config.mailboxSize, maxInFlight: 10_000, scope, onReject: (source) => metrics.rejections.inc({ source }),
+    mailboxSize: config.mailboxSize, maxInFlight: 10_000, scope, sharded: cluster !== undefined, onReject: (source) => metrics.rejections.inc({ source }),
   });
-  const nodes = new NodeRegistry(bus, {
-    id: nodeId, baseUrl, ctrlAddress: null, certPem: tls.certPem, fingerprint: certFingerprint(tls.certPem), startedAt,
-  }, { onError: (err) => log.warn('heartbeat failed', { error: err }) });
-  const client = new NodeClient(bus, nodeId, scope);
+  const registry = membership ? undefined : new NodeRegistry(bus, announcement, { onError: (err) => log.warn('heartbeat failed', { error: err }) });
+  const nodes: NodeDirectory = membership ?? registry!;
+  const client = new NodeClient(bus, nodeId, scope, { handoverMs });
   const presence = new RouterPresence();
   const posture = postureRuntime({
     clock: hooks.clock,
@@ -188,6 +199,8 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     metrics: () => metrics.render(),
     loginLimiter,
     sessionsVersion: () => sessions.resolutionVersion,
+    barrier: barrier && (() => barrier.sync()),
+    handoverMs,
   });
   handle = app.callback();
 
@@ -198,8 +211,10 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     health: () => ({ serving: true, nodeId, appliedSeq: replica.appliedSeq }),
     services: [postureStreams.service.binding()],
   });
-  nodes.update({ ctrlAddress: `tls:${grpc.address}` });
-  await nodes.start();
+  registry?.update({ ctrlAddress: `tls:${grpc.address}` });
+  membership?.update({ ctrlAddress: `tls:${grpc.address}` });
+  await registry?.start();
+  const stopShards = cluster && membership ? await cluster.startMember(membership, actors, replica, nodeId, presence) : undefined;
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -210,7 +225,8 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
       });
       await postureStreams.close();
       await grpc.close();
-      await nodes.stop();
+      await registry?.stop();
+      await stopShards?.();
       await sessions.stop().catch((err) => log.warn('final session flush failed', { error: err }));
       await integrity.close();
       await querySub.unsubscribe();
@@ -229,6 +245,13 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   };
 }
 
+/** How long a command waits for its shard to get an owner again after a node died (ms). */
+const HANDOVER_MS = 8_000;
+
+function clusterConfig(config: Config): ClusterConfig {
+  return { natsUrls: config.natsUrl!.split(','), secret: config.clusterSecret!, name: config.clusterName, replicas: config.clusterReplicas };
+}
+
 async function runCli(): Promise<void> {
   let config: Config | 'help';
   try {
@@ -245,7 +268,16 @@ async function runCli(): Promise<void> {
     return;
   }
   const logger = createLogger(config.logLevel);
-  const node = await startNode(config, logger);
+  let node: NodeHandle;
+  try {
+    node = await startNode(config, logger);
+  } catch (err) {
+    if (err instanceof ClusterJoinError || err instanceof NodeIdInUseError) {
+      process.stderr.write(`weft-controller: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
   if (node.generatedAdminPassword) {
     // Shown once, on the first start only; kept owner-only in the data dir.
     process.stdout.write(

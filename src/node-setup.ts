@@ -7,10 +7,11 @@ import type { Server } from 'node:https';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { splitAddress, type Config } from './config.js';
-import { ensureNodePki, loadTlsFiles } from './pki/node-pki.js';
+import { ensureNodePki, loadTlsFiles, type TlsFiles } from './pki/node-pki.js';
 
-/** The node's TLS material: the served certificate and key, and the node CA (PEM). */
-export async function loadTls(config: Config, dataDir: string, host: string) {
+/** The node's TLS material: the served certificate and key, and the node CA (PEM); `ca` is the
+ * cluster's CA in cluster mode (the node's server certificate is issued from it). */
+export async function loadTls(config: Config, dataDir: string, host: string, ca?: TlsFiles) {
   const pkiDir = join(dataDir, 'pki');
   const hostnames = ['localhost'];
   const ips = ['127.0.0.1', '::1'];
@@ -20,7 +21,7 @@ export async function loadTls(config: Config, dataDir: string, host: string) {
       if (!ips.includes(name) && name !== '0.0.0.0' && name !== '::') ips.push(name);
     } else if (!hostnames.includes(name)) hostnames.push(name);
   }
-  const pki = await ensureNodePki({ dir: pkiDir, hostnames, ips });
+  const pki = await ensureNodePki({ dir: pkiDir, hostnames, ips, ca });
   if (config.tlsCert && config.tlsKey) {
     const files = await loadTlsFiles(config.tlsCert, config.tlsKey);
     return { certPem: files.certPem, keyPem: files.keyPem, caPem: pki.caCertPem, caKeyPem: pki.caKeyPem };

@@ -2,7 +2,7 @@
 // mailbox of its entity, creating actors on demand and evicting idle stateless ones.
 
 import type { Bus, Subscription } from '../bus/bus.js';
-import { kindWildcard, type CommandScope } from '../bus/subjects.js';
+import { DEFAULT_SHARD_COUNT, kindWildcard, shardOf, shardSubject, type CommandScope } from '../bus/subjects.js';
 import { ApiError } from '../errors.js';
 import { Mailbox } from './mailbox.js';
 
@@ -32,11 +32,24 @@ export interface ActorHostOptions {
   scope?: CommandScope;
   /** Told about every message refused with 429 (metrics): a full mailbox or the in-flight bound. */
   onReject?: (source: 'mailbox' | 'inFlight') => void;
+  /** Cluster mode: serve only the shards given to serveShards() (one owner per shard in the
+   * cluster) instead of every shard of every family. */
+  sharded?: boolean;
+}
+
+interface Family {
+  slots: Map<string, Slot>;
+  create: (key: string) => Actor;
+  /** Sharded hosts: the subscription of each shard served. */
+  shards: Map<number, Subscription>;
 }
 
 export class ActorHost {
-  private readonly families = new Map<string, Map<string, Slot>>();
+  private readonly families = new Map<string, Family>();
   private readonly subscriptions: Subscription[] = [];
+  /** Sharded hosts: the shards this node owns now, and the chain of ownership changes. */
+  private owned = new Set<number>();
+  private changing: Promise<void> = Promise.resolve();
   private inFlight = 0;
   private sweeper?: NodeJS.Timeout;
 
@@ -48,14 +61,58 @@ export class ActorHost {
   /** Serves `weft.v1.<family>.*`, creating an actor per key with `create`. */
   async register(family: string, create: (key: string) => Actor): Promise<void> {
     const slots = new Map<string, Slot>();
-    this.families.set(family, slots);
-    const sub = await this.bus.serve(kindWildcard(family, this.opts.scope), (msg) => this.dispatch(slots, create, msg as ActorMessage), {
-      queue: `actors.${family}`,
-    });
-    this.subscriptions.push(sub);
+    const entry: Family = { slots, create, shards: new Map() };
+    this.families.set(family, entry);
+    if (this.opts.sharded) {
+      for (const shard of this.owned) await this.serveShard(family, entry, shard);
+    } else {
+      const sub = await this.bus.serve(kindWildcard(family, this.opts.scope), (msg) => this.dispatch(slots, create, msg as ActorMessage), {
+        queue: `actors.${family}`,
+      });
+      this.subscriptions.push(sub);
+    }
     if (!this.sweeper) {
       this.sweeper = setInterval(() => this.sweep(), 60_000);
       this.sweeper.unref();
+    }
+  }
+
+  /** Sharded hosts: serve exactly these shards of every family from now on. Shards given up
+   * stop taking messages; their idle actors (and the volatile state they hold) are dropped, so
+   * that a shard that comes back starts from the replica and fresh reports. */
+  serveShards(shards: ReadonlySet<number>): Promise<void> {
+    const next = new Set(shards);
+    this.changing = this.changing.then(async () => {
+      const lost = [...this.owned].filter((s) => !next.has(s));
+      const gained = [...next].filter((s) => !this.owned.has(s));
+      this.owned = next;
+      for (const [name, family] of this.families) {
+        for (const shard of gained) await this.serveShard(name, family, shard);
+        for (const shard of lost) {
+          const sub = family.shards.get(shard);
+          family.shards.delete(shard);
+          await sub?.unsubscribe();
+        }
+        if (lost.length > 0) this.dropActorsOf(family.slots, new Set(lost));
+      }
+    });
+    return this.changing;
+  }
+
+  /** Sharded hosts: the shards served now. */
+  ownedShards(): ReadonlySet<number> {
+    return this.owned;
+  }
+
+  private async serveShard(name: string, family: Family, shard: number): Promise<void> {
+    if (family.shards.has(shard)) return;
+    const sub = await this.bus.serve(shardSubject(name, shard, this.opts.scope), (msg) => this.dispatch(family.slots, family.create, msg as ActorMessage));
+    family.shards.set(shard, sub);
+  }
+
+  private dropActorsOf(slots: Map<string, Slot>, shards: Set<number>): void {
+    for (const [key, slot] of slots) {
+      if (slot.mailbox.depth === 0 && shards.has(shardOf(key, DEFAULT_SHARD_COUNT))) slots.delete(key);
     }
   }
 
@@ -82,7 +139,7 @@ export class ActorHost {
   depth(): { inFlight: number; deepest: number; actors: number } {
     let deepest = 0;
     let actors = 0;
-    for (const slots of this.families.values()) {
+    for (const { slots } of this.families.values()) {
       for (const slot of slots.values()) {
         actors++;
         deepest = Math.max(deepest, slot.mailbox.depth);
@@ -94,7 +151,7 @@ export class ActorHost {
   /** Per actor family: live actors, messages queued or running, the deepest mailbox (metrics). */
   familyDepths(): Record<string, { actors: number; queued: number; deepest: number }> {
     const out: Record<string, { actors: number; queued: number; deepest: number }> = {};
-    for (const [family, slots] of this.families) {
+    for (const [family, { slots }] of this.families) {
       const f = { actors: 0, queued: 0, deepest: 0 };
       for (const slot of slots.values()) {
         f.actors++;
@@ -107,7 +164,7 @@ export class ActorHost {
   }
 
   private sweep(): void {
-    for (const slots of this.families.values()) {
+    for (const { slots } of this.families.values()) {
       for (const [key, slot] of slots) {
         if (slot.mailbox.depth === 0 && slot.actor.isIdle()) slots.delete(key);
       }
@@ -116,6 +173,8 @@ export class ActorHost {
 
   async close(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
-    await Promise.all(this.subscriptions.map((s) => s.unsubscribe()));
+    await this.changing;
+    const shardSubs = [...this.families.values()].flatMap((f) => [...f.shards.values()]);
+    await Promise.all([...this.subscriptions, ...shardSubs].map((s) => s.unsubscribe()));
   }
 }

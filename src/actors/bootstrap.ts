@@ -1,8 +1,9 @@
 // First start: seeds the identity types, the default auth policy and the default admin with
 // its updb authenticator. With no password given, one is generated and stored owner-only.
+// Safe when several cluster nodes start at once: one seeding command wins at apply.
 
 import { randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import type { Entity, Op } from '../domain/commands.js';
 import { newId } from '../domain/ids.js';
 import { DEFAULT_AUTH_POLICY } from '../domain/resources/auth-policies.js';
@@ -45,6 +46,13 @@ export async function bootstrap(opts: BootstrapOptions): Promise<{ generatedPass
       record: base(newId(), { identityId: adminId, method: 'updb', username: opts.username, passwordHash: hash, salt, fingerprint: null }),
     },
   ];
-  await opts.proposer.propose(ops, at);
+  try {
+    await opts.proposer.propose(ops, at);
+  } catch (err) {
+    // In a cluster another node may have seeded first: its command won, this one was refused.
+    if (opts.replica.count('identity-types') === 0) throw err;
+    if (generated) await rm(opts.passwordFile, { force: true });
+    return undefined;
+  }
   return { generatedPassword: generated };
 }

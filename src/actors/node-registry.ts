@@ -37,7 +37,15 @@ export interface NodeRegistryOptions {
 
 export const HEARTBEAT_TOPIC = 'nodes.heartbeat';
 
-export class NodeRegistry {
+/** Who the controllers are, as GET /controllers and enrollment JWTs need it. */
+export interface NodeDirectory {
+  /** Every known node, this one first. */
+  list(): KnownNode[];
+  /** The API base URLs of the online nodes, this one first. */
+  onlineUrls(): string[];
+}
+
+export class NodeRegistry implements NodeDirectory {
   private readonly peers = new Map<string, { node: NodeAnnouncement; lastSeenMs: number }>();
   private readonly intervalMs: number;
   private readonly onlineWindowMs: number;

@@ -2,7 +2,8 @@
 // them, so the caller reads its own write. Rejections come back as the apply's ApiError.
 
 import type { Command, Op } from '../domain/commands.js';
-import { fromWire } from '../errors.js';
+import { ApiError, fromWire } from '../errors.js';
+import { LogOutcomeUnknownError, LogUnavailableError } from '../log/jetstream-log.js';
 import type { Log } from '../log/log.js';
 import type { Replica } from '../store/replica.js';
 
@@ -15,9 +16,23 @@ export class Proposer {
 
   /** Appends the ops as one atomic command; resolves once applied here, throws if rejected. */
   async propose(ops: Op[], at: string = new Date().toISOString()): Promise<number> {
-    const seq = await this.log.append({ at, origin: this.nodeId, ops });
+    const seq = await this.log.append({ at, origin: this.nodeId, ops }).catch((err) => {
+      throw appendFailure(err);
+    });
     const result = await this.replica.waitFor(seq);
     if (!result.ok) throw fromWire(result.error);
     return seq;
   }
+}
+
+/** A log that cannot be reached refused the write (503, nothing was written); one whose answer
+ * never came may have stored it (504 that says so: the write is not reported as failed). */
+function appendFailure(err: unknown): unknown {
+  if (err instanceof LogUnavailableError) {
+    return new ApiError('SERVICE_UNAVAILABLE', { code: 'NATS_UNREACHABLE', message: 'the cluster log cannot be reached now; nothing was written' });
+  }
+  if (err instanceof LogOutcomeUnknownError) {
+    return new ApiError('TIMEOUT', { code: 'OUTCOME_UNKNOWN', message: 'the cluster log did not confirm this write in time; it may still have been stored' });
+  }
+  return err;
 }

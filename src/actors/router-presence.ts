@@ -1,6 +1,7 @@
-// Which edge routers have a live posture stream to this node, and which identities those
-// routers reported (they are connected through a router). Node-local and volatile: read by the
-// presenters (`isOnline`, `hasEdgeRouterConnection`), written by the gRPC posture service.
+// Which edge routers have a live posture stream to this node (and, in a cluster, to the other
+// live nodes), and which identities those routers reported (they are connected through a
+// router). Volatile: read by the presenters (`isOnline`, `hasEdgeRouterConnection`), written
+// by the gRPC posture service and the cluster's presence exchange.
 
 /** One open router stream. */
 export interface RouterConnection {
@@ -14,6 +15,9 @@ export interface RouterConnection {
 
 export class RouterPresence {
   private readonly routers = new Map<string, number>();
+  /** Cluster mode: the routers connected to each other node, as they last reported them. */
+  private readonly remote = new Map<string, ReadonlySet<string>>();
+  private readonly listeners = new Set<() => void>();
   private readonly identityCounts = new Map<string, number>();
   /** Bumped by every change, so that cached presentations can tell they are out of date. */
   private changes = 0;
@@ -27,6 +31,7 @@ export class RouterPresence {
   open(routerId: string): RouterConnection {
     this.routers.set(routerId, (this.routers.get(routerId) ?? 0) + 1);
     this.changes++;
+    this.notify();
     const seen = new Set<string>();
     let closed = false;
     return {
@@ -43,13 +48,42 @@ export class RouterPresence {
         closed = true;
         this.changes++;
         decrement(this.routers, routerId);
+        this.notify();
         for (const identityId of seen) decrement(this.identityCounts, identityId);
       },
     };
   }
 
+  /** True while the router has a stream to this node or, in a cluster, to any live node. */
   isOnline(routerId: string): boolean {
-    return this.routers.has(routerId);
+    if (this.routers.has(routerId)) return true;
+    for (const routers of this.remote.values()) if (routers.has(routerId)) return true;
+    return false;
+  }
+
+  /** Cluster mode: what another node reports as connected to it (an empty set forgets it). */
+  setRemote(nodeId: string, routerIds: readonly string[]): void {
+    const before = this.remote.get(nodeId);
+    const next = new Set(routerIds);
+    if (before && before.size === next.size && [...next].every((id) => before.has(id))) return;
+    if (next.size === 0) this.remote.delete(nodeId);
+    else this.remote.set(nodeId, next);
+    this.changes++;
+  }
+
+  /** Nodes whose report is kept (cluster mode). */
+  remoteNodes(): string[] {
+    return [...this.remote.keys()];
+  }
+
+  /** Hears every change of this node's own connected routers (cluster presence reports). */
+  onLocalChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private notify(): void {
+    for (const listener of this.listeners) listener();
   }
 
   /** True while some connected router has reported the identity. */

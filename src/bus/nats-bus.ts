@@ -2,7 +2,7 @@
 // NATS failures map to SERVICE_UNAVAILABLE / TIMEOUT; close() drains subscriptions and handlers.
 
 import { connect, ErrorCode, NatsError, type Msg, type NatsConnection, type Subscription as NatsSub } from 'nats';
-import { ApiError, fromWire, toApiError } from '../errors.js';
+import { ApiError, fromWire, NO_RESPONDERS, toApiError } from '../errors.js';
 import {
   JsonText,
   answerHere,
@@ -25,6 +25,8 @@ export interface NatsBusOptions {
   name?: string;
   /** Receives errors thrown by event handlers and undecodable events (default: stderr). */
   onEventError?: (err: unknown, subject: string) => void;
+  /** Told when the connection to NATS is lost (false) and regained (true). */
+  onConnectionChange?: (connected: boolean) => void;
 }
 
 /** Milliseconds a request waits for its answer when the caller gives no timeout. */
@@ -43,11 +45,15 @@ export class NatsBus implements Bus {
   private readonly local = new Map<string, RequestHandler>();
   private readonly inFlight = new InFlight();
   private closing?: Promise<void>;
+  private connected = true;
 
   private constructor(
     private readonly nc: NatsConnection,
     private readonly onEventError: (err: unknown, subject: string) => void,
-  ) {}
+    onConnectionChange?: (connected: boolean) => void,
+  ) {
+    void this.watchStatus(onConnectionChange);
+  }
 
   /** The NATS connection, for parts of the node that share it (the JetStream log). Closing the
    * bus closes it; its users must not close it themselves. */
@@ -57,8 +63,22 @@ export class NatsBus implements Bus {
 
   /** Connects to NATS (one url or a cluster seed list); reconnects forever once connected. */
   static async connect(urls: string | string[], opts: NatsBusOptions = {}): Promise<NatsBus> {
-    const nc = await connect({ servers: urls, name: opts.name, maxReconnectAttempts: -1 });
-    return new NatsBus(nc, opts.onEventError ?? reportEventError);
+    const nc = await connect({ servers: urls, name: opts.name, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    return new NatsBus(nc, opts.onEventError ?? reportEventError, opts.onConnectionChange);
+  }
+
+  /** False while the connection is lost (requests then fail at once with 503). */
+  isConnected(): boolean {
+    return this.connected && !this.nc.isClosed();
+  }
+
+  private async watchStatus(onChange?: (connected: boolean) => void): Promise<void> {
+    for await (const status of this.nc.status()) {
+      const connected = status.type === 'disconnect' ? false : status.type === 'reconnect' ? true : this.connected;
+      if (connected === this.connected) continue;
+      this.connected = connected;
+      onChange?.(connected);
+    }
   }
 
   // Not an async function, so that a local answer's promise is returned as it is (see
@@ -69,6 +89,7 @@ export class NatsBus implements Bus {
       assertSubject(subject, false);
       const localHandler = this.local.get(subject);
       if (localHandler) return this.inFlight.track(answerHere(localHandler, subject, msg, opts.raw === true));
+      this.assertConnected();
       return this.requestRemote(subject, encodeOrThrow(msg), opts);
     } catch (err) {
       return Promise.reject(err);
@@ -127,6 +148,11 @@ export class NatsBus implements Bus {
 
   private assertOpen(): void {
     if (this.closing || this.nc.isClosed()) throw new ApiError('SERVICE_UNAVAILABLE');
+  }
+
+  /** Requests fail fast while NATS is unreachable instead of waiting in the reconnect buffer. */
+  private assertConnected(): void {
+    if (!this.connected) throw new ApiError('SERVICE_UNAVAILABLE', { code: 'NATS_UNREACHABLE', message: 'the controller cannot reach NATS now' });
   }
 
   /** Subscribes with a callback (each message handled in its own task); resolves once the
@@ -225,7 +251,7 @@ function fromNatsError(err: unknown): ApiError {
   if (err instanceof NatsError) {
     switch (err.code) {
       case ErrorCode.NoResponders:
-        return new ApiError('SERVICE_UNAVAILABLE');
+        return new ApiError('SERVICE_UNAVAILABLE', { code: NO_RESPONDERS, message: 'no node serves this request now' });
       case ErrorCode.Timeout:
         return new ApiError('TIMEOUT');
       case ErrorCode.ConnectionClosed:

@@ -11,7 +11,7 @@ export const SUBJECT_PREFIX = 'weft.v1';
 export const DEFAULT_SHARD_COUNT = 64;
 
 /** Kinds that would collide with the non-entity subject families. */
-const RESERVED_KINDS = new Set(['query', 'events', 'node']);
+const RESERVED_KINDS = new Set(['query', 'events', 'node', 'log']);
 
 /** A plain token: safe in any subject position, never a wildcard. */
 const PLAIN_TOKEN = /^[A-Za-z0-9_-]+$/;
@@ -31,6 +31,17 @@ function commandPrefix(scope: CommandScope): string {
 /** Subject of the commands for one entity: `weft.v1.<kind>.<shard>` (see CommandScope). */
 export function entitySubject(kind: string, entityId: string, shardCount: number = DEFAULT_SHARD_COUNT, scope: CommandScope = 'cluster'): string {
   return `${commandPrefix(scope)}.${checkKind(kind)}.${shardOf(entityId, shardCount)}`;
+}
+
+/** Subject of one shard of a kind: `weft.v1.<kind>.<shard>` (what a shard's owner serves). */
+export function shardSubject(kind: string, shard: number, scope: CommandScope = 'cluster'): string {
+  return `${commandPrefix(scope)}.${checkKind(kind)}.${shard}`;
+}
+
+/** Subject of a cluster's command log stream: `weft.v1.log.<cluster>`. */
+export function logSubject(clusterName: string): string {
+  if (!PLAIN_TOKEN.test(clusterName)) throw new Error(`invalid cluster name ${JSON.stringify(clusterName)}: one [A-Za-z0-9_-] token`);
+  return `${SUBJECT_PREFIX}.log.${clusterName}`;
 }
 
 /** Matches every shard of a kind: `weft.v1.<kind>.*` (what an actor host serves). */
@@ -91,7 +102,7 @@ export function reportEventError(err: unknown, subject: string): void {
 }
 
 /** 32-bit FNV-1a over the UTF-8 bytes, then the murmur3 finaliser so low bits spread well. */
-function stableHash(id: string): number {
+export function stableHash(id: string): number {
   let h = 0x811c9dc5;
   for (const byte of Buffer.from(id, 'utf8')) {
     h ^= byte;

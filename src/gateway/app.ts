@@ -36,6 +36,11 @@ export interface GatewayOptions {
    * a session token resolves. When given, a session resolved less than a second ago at the same
    * version is reused without asking the query handler. */
   sessionsVersion?: () => number;
+  /** Cluster mode: resolves once this node has applied every write acknowledged before the call
+   * (the read barrier). Awaited before each request is handled, and after each command. */
+  barrier?: () => Promise<void>;
+  /** Cluster mode: how long a command waits for its shard to get an owner again (ms). */
+  handoverMs?: number;
 }
 
 /** What the gateway reports about each finished request. Never bodies, headers or tokens. */
@@ -58,7 +63,7 @@ export interface RequestReport {
 
 export function createGateway(opts: GatewayOptions): Koa {
   const app = new Koa({ proxy: false });
-  const node = new NodeClient(opts.bus, opts.nodeId, opts.scope);
+  const node = new NodeClient(opts.bus, opts.nodeId, opts.scope, { afterCommand: opts.barrier, handoverMs: opts.handoverMs });
   app.use(async (ctx, next) => {
     const started = performance.now();
     ctx.state.requestId = randomUUID();
@@ -71,6 +76,7 @@ export function createGateway(opts: GatewayOptions): Koa {
   });
   app.use(errorMiddleware(opts.logError));
   app.use(loginLimiterMiddleware(opts.loginLimiter ?? new LoginLimiter(), isLogin));
+  if (opts.barrier) app.use(barrierMiddleware(opts.barrier));
   app.use(bodyMiddleware);
   app.use(sessionMiddleware(node, opts.sessionsVersion && new CallerCache(opts.sessionsVersion)));
 
@@ -90,6 +96,15 @@ export function createGateway(opts: GatewayOptions): Koa {
     { prefix: '', router: root, allowedMethods: allowedMethods(root) },
   ]));
   return app;
+}
+
+/** Every request but the static ones (`/version`, `/metrics`) starts behind the read barrier, so
+ * it sees every write acknowledged before it arrived, on whichever node acknowledged it. */
+function barrierMiddleware(barrier: () => Promise<void>): Koa.Middleware {
+  return async (ctx, next) => {
+    if (!ctx.path.endsWith('/version') && ctx.path !== '/metrics') await barrier();
+    await next();
+  };
 }
 
 function isLogin(ctx: Koa.Context): boolean {

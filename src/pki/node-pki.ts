@@ -24,6 +24,8 @@ export interface NodePkiOptions {
   dir: string;
   hostnames: string[];
   ips: string[];
+  /** A CA to use instead of creating one (a cluster's): kept under dir, never replaced. */
+  ca?: TlsFiles;
 }
 
 /** A certificate and key pair read from operator-supplied files. */
@@ -66,7 +68,10 @@ export async function ensureNodePki(opts: NodePkiOptions): Promise<NodePki> {
   await chmod(opts.dir, DIR_MODE);
   const ca = (await allExist([paths.caPath, paths.caKeyPath]))
     ? await loadPair(paths.caPath, paths.caKeyPath)
-    : await createCa(paths);
+    : await storeCa(paths, opts.ca ?? generateCa());
+  if (opts.ca && opts.ca.certPem.trim() !== ca.certPem.trim()) {
+    throw new Error(`the CA in ${paths.caPath} is not the cluster's CA: this data directory belongs to another cluster`);
+  }
   const server = (await allExist([paths.certPath, paths.keyPath]))
     ? await loadPair(paths.certPath, paths.keyPath)
     : await createServer(paths, ca, opts);
@@ -86,7 +91,8 @@ export async function loadTlsFiles(certPath: string, keyPath: string): Promise<T
   return loadPair(certPath, keyPath, 'TLS');
 }
 
-async function createCa(paths: PkiPaths): Promise<TlsFiles> {
+/** A new self-signed root CA, in memory. */
+export function generateCa(): TlsFiles {
   const pair = newKeyPair();
   const cert = newCertificate(pair, CA_YEARS);
   const subject = [
@@ -101,10 +107,13 @@ async function createCa(paths: PkiPaths): Promise<TlsFiles> {
     { name: 'subjectKeyIdentifier' },
   ]);
   cert.sign(forge.pki.privateKeyFromPem(pair.privateKeyPem), forge.md.sha256.create());
-  const result = { certPem: forge.pki.certificateToPem(cert), keyPem: pair.privateKeyPem };
-  await writeOwnerOnly(paths.caKeyPath, result.keyPem);
-  await writeOwnerOnly(paths.caPath, result.certPem);
-  return result;
+  return { certPem: forge.pki.certificateToPem(cert), keyPem: pair.privateKeyPem };
+}
+
+async function storeCa(paths: PkiPaths, ca: TlsFiles): Promise<TlsFiles> {
+  await writeOwnerOnly(paths.caKeyPath, ca.keyPem);
+  await writeOwnerOnly(paths.caPath, ca.certPem);
+  return ca;
 }
 
 async function createServer(paths: PkiPaths, ca: TlsFiles, opts: NodePkiOptions): Promise<TlsFiles> {

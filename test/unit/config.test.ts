@@ -29,6 +29,7 @@ describe('parseConfig defaults', () => {
       grpcListen: '127.0.0.1:1281',
       dataDir: './data',
       adminUsername: 'admin',
+      clusterName: 'weft',
       sessionTimeoutMinutes: 30,
       workerThreads: 2,
       workerPriority: 'background',
@@ -39,7 +40,7 @@ describe('parseConfig defaults', () => {
 
   it('leaves optional keys unset', () => {
     const c = config([]);
-    for (const key of ['adminPassword', 'natsUrl', 'tlsCert', 'tlsKey', 'nodeId', 'advertise'] as const) {
+    for (const key of ['adminPassword', 'natsUrl', 'clusterSecret', 'clusterReplicas', 'tlsCert', 'tlsKey', 'nodeId', 'advertise'] as const) {
       assert.equal(c[key], undefined, key);
     }
   });
@@ -69,6 +70,9 @@ describe('parseConfig sources', () => {
       WEFT_ADMIN_USERNAME: 'root-admin',
       WEFT_ADMIN_PASSWORD: 'secret-pw',
       WEFT_NATS_URL: 'nats://a:4222,nats://b:4222',
+      WEFT_CLUSTER_SECRET: 's'.repeat(32),
+      WEFT_CLUSTER_NAME: 'east',
+      WEFT_CLUSTER_REPLICAS: '3',
       WEFT_TLS_CERT: '/c.pem',
       WEFT_TLS_KEY: '/k.pem',
       WEFT_NODE_ID: 'node-1',
@@ -86,6 +90,9 @@ describe('parseConfig sources', () => {
       adminUsername: 'root-admin',
       adminPassword: 'secret-pw',
       natsUrl: 'nats://a:4222,nats://b:4222',
+      clusterSecret: 's'.repeat(32),
+      clusterName: 'east',
+      clusterReplicas: 3,
       tlsCert: '/c.pem',
       tlsKey: '/k.pem',
       nodeId: 'node-1',
@@ -198,6 +205,18 @@ describe('parseConfig validation', () => {
 
   it('rejects a TLS key without its certificate', () => {
     refuses([], { WEFT_TLS_KEY: '/k.pem' }, /--tls-cert \/ WEFT_TLS_CERT and --tls-key/);
+  });
+
+  it('rejects a cluster secret shorter than 32 characters, naming the key', () => {
+    refuses([], { WEFT_NATS_URL: 'nats://a:4222', WEFT_CLUSTER_SECRET: 's'.repeat(31) }, /--cluster-secret \/ WEFT_CLUSTER_SECRET must be at least 32 characters/);
+  });
+
+  it('rejects a cluster secret without NATS servers', () => {
+    refuses(['--cluster-secret', 's'.repeat(40)], {}, /needs --nats-url \/ WEFT_NATS_URL/);
+  });
+
+  it('rejects a cluster name that is not one subject token', () => {
+    refuses([], { WEFT_NATS_URL: 'nats://a:4222', WEFT_CLUSTER_SECRET: 's'.repeat(32), WEFT_CLUSTER_NAME: 'a.b' }, /--cluster-name \/ WEFT_CLUSTER_NAME must be/);
   });
 
   it('accepts an admin password of 5 to 100 characters', () => {

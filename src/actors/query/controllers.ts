@@ -1,13 +1,13 @@
 // The `controllers` query: the running nodes as upstream's controllerDetail list, from this
 // node's registry (heartbeats). Reads no replica.
 
-import type { KnownNode, NodeRegistry } from '../node-registry.js';
+import type { KnownNode, NodeDirectory } from '../node-registry.js';
 import type { Wire } from './present.js';
 
 const API_PATHS = { 'edge-client': '/edge/client/v1', 'edge-management': '/edge/management/v1' } as const;
 
 /** `{data, meta}` of GET /controllers: every known node, this one first. */
-export function listControllers(registry: NodeRegistry | undefined): { data: Wire[]; meta: Record<string, unknown> } {
+export function listControllers(registry: NodeDirectory | undefined): { data: Wire[]; meta: Record<string, unknown> } {
   const data = (registry?.list() ?? []).map(presentController);
   return { data, meta: { pagination: { limit: data.length, offset: 0, totalCount: data.length } } };
 }

@@ -13,7 +13,7 @@ import { ApiError, invalidFilter } from '../../errors.js';
 import { QueryEngine, type Scope } from '../../store/query-engine.js';
 import type { AppliedEvent, Replica } from '../../store/replica.js';
 import { hashToken } from '../api-session-factory.js';
-import type { NodeRegistry } from '../node-registry.js';
+import type { NodeDirectory } from '../node-registry.js';
 import type { SessionKeeper } from '../session-keeper.js';
 import { listControllers } from './controllers.js';
 import { registerRouterDecorators } from './present-routers.js';
@@ -79,7 +79,7 @@ export class QueryHandler {
     private readonly replica: Replica,
     private readonly sessions: SessionKeeper,
     /** The running nodes (for `controllers`); absent in tests that need no registry. */
-    private readonly nodes?: NodeRegistry,
+    private readonly nodes?: NodeDirectory,
     /** Routers with a live stream to this node (edge router `isOnline`, identity connections). */
     presence?: RouterPresence,
   ) {

@@ -28,6 +28,7 @@ export function errorMiddleware(log: ErrorLogger) {
       ctx.state.error = { code: apiError.code, cause: apiError.apiCause };
       if (apiError.status === 401) ctx.set('WWW-Authenticate', wwwAuthenticate(ctx));
       if (apiError.status === 429) ctx.set('Retry-After', String(retryAfterSeconds(apiError)));
+      if (apiError.status === 503) ctx.set('Retry-After', '1');
       if (acceptsOnlyPem(ctx)) {
         ctx.status = 406;
         ctx.body = '';

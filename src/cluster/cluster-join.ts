@@ -1,0 +1,91 @@
+// Joining a cluster: the first node to arrive creates the cluster record (its id, a verifier of
+// the secret, and the cluster CA sealed with a key derived from the secret) in a JetStream KV
+// bucket; every later node checks its secret against it and unseals the CA. The data directory
+// remembers which cluster it belongs to, so it is never mixed into another.
+
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { NatsConnection } from 'nats';
+import { openKv } from './kv-bucket.js';
+import { seal, secretMatches, unseal, verifier } from './cluster-seal.js';
+
+/** The cluster CA, in PEM. */
+export interface ClusterCa {
+  certPem: string;
+  keyPem: string;
+}
+
+/** What the cluster bucket holds under `cluster`. The CA never travels in the clear. */
+interface ClusterRecord {
+  id: string;
+  createdAt: string;
+  verifier: string;
+  sealedCa: string;
+}
+
+export interface JoinOptions {
+  nc: NatsConnection;
+  clusterName: string;
+  secret: string;
+  replicas?: number;
+  /** Makes a new CA when this node is the first one. */
+  createCa: () => Promise<ClusterCa>;
+}
+
+export interface Joined {
+  clusterId: string;
+  ca: ClusterCa;
+  /** True when this node created the cluster. */
+  founded: boolean;
+}
+
+/** Refusals at join: wrong secret, a data directory of another cluster. */
+export class ClusterJoinError extends Error {}
+
+const RECORD_KEY = 'cluster';
+
+export async function joinCluster(opts: JoinOptions): Promise<Joined> {
+  const kv = await openKv(opts.nc, `weft-${opts.clusterName}-cluster`, { history: 1, replicas: opts.replicas });
+  let entry = await kv.get(RECORD_KEY);
+  if (!entry || entry.operation !== 'PUT') {
+    const ca = await opts.createCa();
+    const id = randomUUID();
+    const record: ClusterRecord = {
+      id,
+      createdAt: new Date().toISOString(),
+      verifier: verifier(opts.secret, id),
+      sealedCa: seal(opts.secret, id, JSON.stringify(ca)),
+    };
+    try {
+      await kv.create(RECORD_KEY, JSON.stringify(record));
+      return { clusterId: id, ca, founded: true };
+    } catch {
+      // Another node created it first: join that one.
+      entry = await kv.get(RECORD_KEY);
+      if (!entry || entry.operation !== 'PUT') throw new ClusterJoinError(`cluster ${opts.clusterName}: its record could not be created or read`);
+    }
+  }
+  const record = JSON.parse(entry.string()) as ClusterRecord;
+  if (!secretMatches(opts.secret, record.id, record.verifier)) {
+    throw new ClusterJoinError(`WEFT_CLUSTER_SECRET does not match the secret of cluster ${opts.clusterName} (${record.id}); every node needs the same secret`);
+  }
+  const ca = JSON.parse(unseal(opts.secret, record.id, record.sealedCa)) as ClusterCa;
+  return { clusterId: record.id, ca, founded: false };
+}
+
+/** The data directory's cluster marker: which cluster its replica belongs to. */
+interface Marker {
+  name: string;
+  id: string;
+}
+
+/** Reads the data directory's marker (undefined when it belongs to no cluster). */
+export async function readClusterMarker(dataDir: string): Promise<Marker | undefined> {
+  try {
+    return JSON.parse(await readFile(join(dataDir, 'cluster.json'), 'utf8')) as Marker;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}

@@ -1,0 +1,151 @@
+// What makes a node a cluster member: the NATS connection, the cluster record (secret check,
+// the sealed CA), the data directory's claim, the shared JetStream log, membership heartbeats
+// with shard ownership, and the read barrier. main.ts wires it in when a cluster secret is set.
+
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ActorHost } from '../actors/actor-host.js';
+import type { NodeAnnouncement } from '../actors/node-registry.js';
+import type { RouterPresence } from '../actors/router-presence.js';
+import { NatsBus } from '../bus/nats-bus.js';
+import { logSubject } from '../bus/subjects.js';
+import type { Command } from '../domain/commands.js';
+import { ApiError } from '../errors.js';
+import { PRODUCT_VERSION } from '../gateway/routes/info-routes.js';
+import { JetStreamLog } from '../log/jetstream-log.js';
+import type { Logger } from '../logger.js';
+import { generateCa } from '../pki/node-pki.js';
+import type { Replica } from '../store/replica.js';
+import { ClusterJoinError, joinCluster, readClusterMarker, type ClusterCa } from './cluster-join.js';
+import { Membership } from './membership.js';
+import { PresenceExchange } from './presence-exchange.js';
+import { ReadBarrier } from './read-barrier.js';
+import { ownedShards } from './shard-map.js';
+
+/** Cluster settings from the node's configuration. */
+export interface ClusterConfig {
+  natsUrls: string[];
+  secret: string;
+  name: string;
+  /** JetStream replicas of the log and buckets; undefined = min(3, NATS servers). */
+  replicas?: number;
+}
+
+/** How long a read or a command waits for this node to apply the log (ms). */
+const APPLY_WAIT_MS = 10_000;
+
+export class ClusterNode {
+  private constructor(
+    readonly config: ClusterConfig,
+    readonly bus: NatsBus,
+    readonly clusterId: string,
+    readonly ca: ClusterCa,
+    /** True when this node created the cluster (its CA, and so the default admin). */
+    readonly founded: boolean,
+    private readonly log: Logger,
+  ) {}
+
+  /** Connects to NATS and joins (or founds) the cluster; refuses a data directory that
+   * belongs elsewhere. Throws ClusterJoinError with a message for the operator. */
+  static async connect(config: ClusterConfig, dataDir: string, nodeId: string, log: Logger): Promise<ClusterNode> {
+    const marker = await readClusterMarker(dataDir);
+    if (!marker && existsSync(join(dataDir, 'replica'))) {
+      throw new ClusterJoinError(`data directory ${dataDir} holds the data of an embedded node, not of cluster ${config.name}; ` +
+        'give this node an empty data directory');
+    }
+    if (marker && marker.name !== config.name) {
+      throw new ClusterJoinError(`data directory ${dataDir} belongs to cluster ${marker.name} (${marker.id}), not to cluster ${config.name}; ` +
+        'give this node an empty data directory');
+    }
+    let bus: NatsBus;
+    try {
+      bus = await NatsBus.connect(config.natsUrls, {
+        name: `weft-${config.name}-${nodeId}`,
+        onConnectionChange: (up) => (up ? log.info('NATS connection regained') : log.error('NATS connection lost; writes and reads answer 503 until it is back')),
+      });
+    } catch (err) {
+      throw new ClusterJoinError(`cannot reach NATS at ${config.natsUrls.join(', ')}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    try {
+      const joined = await joinCluster({
+        nc: bus.connection, clusterName: config.name, secret: config.secret, replicas: config.replicas,
+        createCa: async () => generateCa(),
+      });
+      if (marker && marker.id !== joined.clusterId) {
+        throw new ClusterJoinError(`data directory ${dataDir} belongs to another cluster (${marker.name}, ${marker.id}), ` +
+          `not to cluster ${config.name} (${joined.clusterId}); give this node an empty data directory`);
+      }
+      if (!marker) await writeFile(join(dataDir, 'cluster.json'), `${JSON.stringify({ name: config.name, id: joined.clusterId })}\n`, { mode: 0o600 });
+      log.info(joined.founded ? 'cluster founded' : 'cluster joined', { cluster: config.name, clusterId: joined.clusterId });
+      return new ClusterNode(config, bus, joined.clusterId, joined.ca, joined.founded, log);
+    } catch (err) {
+      await bus.close();
+      throw err;
+    }
+  }
+
+  /** The cluster's command log (one JetStream stream shared by every node). */
+  async openLog(): Promise<JetStreamLog<Command>> {
+    const log = new JetStreamLog<Command>({
+      nc: this.bus.connection,
+      stream: `weft-${this.config.name}-log`,
+      subject: logSubject(this.config.name),
+      replicas: this.config.replicas,
+    });
+    await log.open();
+    return log;
+  }
+
+  /** Opens membership (refusing a node id that is live elsewhere) without announcing yet. */
+  openMembership(self: NodeAnnouncement, replica: Replica): Promise<Membership> {
+    return Membership.open(
+      { ...self, ready: false, version: PRODUCT_VERSION, appliedSeq: replica.appliedSeq },
+      { nc: this.bus.connection, clusterName: this.config.name, replicas: this.config.replicas, onError: (err) => this.log.warn('heartbeat failed', { error: err }) },
+    );
+  }
+
+  /** Starts heartbeats and the presence exchange; once this node is ready, its actors serve the
+   * shards it owns among the ready members, and follow every change of the member list.
+   * Returns the stop: this node leaves (peers take its shards over at once). */
+  async startMember(membership: Membership, actors: ActorHost, replica: Replica, nodeId: string, presence: RouterPresence): Promise<() => Promise<void>> {
+    let owned = -1;
+    const apply = (ready: string[]) => {
+      const shards = ownedShards(nodeId, ready);
+      if (shards.size !== owned) this.log.info('shards owned', { shards: shards.size, members: ready.length });
+      owned = shards.size;
+      void actors.serveShards(shards).catch((err) => this.log.error('shard hand-over failed', { error: err }));
+    };
+    await membership.start(apply);
+    const timer = setInterval(() => membership.update({ appliedSeq: replica.appliedSeq }), 1_000);
+    timer.unref();
+    membership.update({ ready: true });
+    apply(membership.readyMembers());
+    const exchange = new PresenceExchange({
+      bus: this.bus, clusterName: this.config.name, nodeId, presence,
+      liveMembers: () => membership.list().map((n) => n.id),
+      onError: (err) => this.log.warn('presence report failed', { error: err }),
+    });
+    await exchange.start();
+    return async () => {
+      clearInterval(timer);
+      await exchange.stop();
+      await membership.stop();
+      await actors.serveShards(new Set());
+    };
+  }
+
+  /** The read barrier over this node's replica and the cluster log. */
+  barrier(log: JetStreamLog<Command>, replica: Replica): ReadBarrier {
+    return new ReadBarrier({
+      lastSeq: () => log.lastSeq().catch((err) => {
+        throw new ApiError('SERVICE_UNAVAILABLE', { code: 'NATS_UNREACHABLE', message: `the cluster log cannot be read now: ${err instanceof Error ? err.message : String(err)}` });
+      }),
+      waitApplied: async (seq) => {
+        await replica.waitFor(seq, APPLY_WAIT_MS).catch(() => {
+          throw new ApiError('SERVICE_UNAVAILABLE', { code: 'CATCHING_UP', message: `this node has not applied the cluster log up to ${seq} yet` });
+        });
+      },
+    });
+  }
+}

@@ -1,0 +1,186 @@
+// Cluster membership: every node puts a heartbeat under its node id in a JetStream KV bucket
+// each second and watches the bucket; a member not heard from for `deadAfterMs` is gone. The
+// ready members decide shard ownership (shard-map.ts). Volatile; never in the replica.
+
+import { randomBytes } from 'node:crypto';
+import type { KV, KvEntry, NatsConnection, QueuedIterator } from 'nats';
+import type { KnownNode, NodeAnnouncement, NodeDirectory } from '../actors/node-registry.js';
+import { openKv } from './kv-bucket.js';
+
+/** What a member announces in its heartbeat. */
+export interface MemberInfo extends NodeAnnouncement {
+  /** Random per process: tells a restarted node from a second process with the same id. */
+  instance: string;
+  /** True once the node has caught up with the log and serves commands. */
+  ready: boolean;
+  /** Weft version the node runs. */
+  version: string;
+  /** The node's applied log sequence at the time of the heartbeat. */
+  appliedSeq: number;
+}
+
+export interface MembershipOptions {
+  nc: NatsConnection;
+  clusterName: string;
+  replicas?: number;
+  intervalMs?: number;
+  deadAfterMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+/** Thrown when another live process already heartbeats under this node id. */
+export class NodeIdInUseError extends Error {}
+
+interface Heard {
+  info: MemberInfo;
+  lastSeenMs: number;
+}
+
+export class Membership implements NodeDirectory {
+  readonly instance = randomBytes(8).toString('hex');
+  private readonly peers = new Map<string, Heard>();
+  private readonly intervalMs: number;
+  private readonly deadAfterMs: number;
+  private watcher?: QueuedIterator<KvEntry>;
+  private beat?: NodeJS.Timeout;
+  private checker?: NodeJS.Timeout;
+  private lastReady = '';
+  private stopped = false;
+  /** True once the watch has delivered the values stored before it began. */
+  private initialized = false;
+  private onChange?: (ready: string[]) => void;
+
+  private constructor(
+    private readonly kv: KV,
+    private self: Omit<MemberInfo, 'instance'>,
+    private readonly opts: MembershipOptions,
+  ) {
+    this.intervalMs = opts.intervalMs ?? 1_000;
+    this.deadAfterMs = opts.deadAfterMs ?? 3_000;
+  }
+
+  /** Opens the members bucket; refuses (NodeIdInUseError) when the node id is live elsewhere. */
+  static async open(self: Omit<MemberInfo, 'instance'>, opts: MembershipOptions): Promise<Membership> {
+    const kv = await openKv(opts.nc, `weft-${opts.clusterName}-members`, { history: 1, ttl: 60_000, replicas: opts.replicas });
+    const membership = new Membership(kv, self, opts);
+    await membership.assertIdFree();
+    return membership;
+  }
+
+  /** Starts heartbeats and watching peers; `onChange` hears every change of the ready members
+   * (sorted node ids). */
+  async start(onChange?: (ready: string[]) => void): Promise<void> {
+    this.onChange = onChange;
+    this.watcher = await this.kv.watch({ initializedFn: () => (this.initialized = true) });
+    void this.follow(this.watcher);
+    await this.heartbeat();
+    this.beat = setInterval(() => void this.heartbeat(), this.intervalMs);
+    this.checker = setInterval(() => this.check(), Math.max(100, Math.floor(this.intervalMs / 4)));
+    this.beat.unref();
+    this.checker.unref();
+  }
+
+  /** Updates what this node announces; announced at once when `ready` changes. */
+  update(fields: Partial<Omit<MemberInfo, 'id' | 'instance'>>): void {
+    const readyChanged = fields.ready !== undefined && fields.ready !== this.self.ready;
+    this.self = { ...this.self, ...fields };
+    if (readyChanged && this.beat) void this.heartbeat().then(() => this.check());
+  }
+
+  /** Node ids of the ready members (this node included when it is ready), sorted. */
+  readyMembers(): string[] {
+    const now = Date.now();
+    const ids = new Set<string>();
+    for (const [id, heard] of this.peers) if (heard.info.ready && now - heard.lastSeenMs <= this.deadAfterMs) ids.add(id);
+    if (this.self.ready && !this.stopped) ids.add(this.self.id);
+    else ids.delete(this.self.id);
+    return [...ids].sort();
+  }
+
+  /** Every member heard from recently, this node first (GET /controllers). */
+  list(): (KnownNode & { ready: boolean; version: string; appliedSeq: number })[] {
+    const now = Date.now();
+    const peers = [...this.peers.values()]
+      .filter((h) => h.info.id !== this.self.id && now - h.lastSeenMs <= this.deadAfterMs)
+      .sort((a, b) => (a.info.id < b.info.id ? -1 : 1))
+      .map((h) => ({ ...h.info, lastSeenMs: h.lastSeenMs, isOnline: true, isLocal: false }));
+    return [{ ...this.self, instance: this.instance, lastSeenMs: now, isOnline: true, isLocal: true }, ...peers];
+  }
+
+  /** The API base URLs of the live members, this node first (enrollment JWT `ctrls`). */
+  onlineUrls(): string[] {
+    return [...new Set(this.list().map((n) => n.baseUrl))];
+  }
+
+  /** Stops heartbeats and removes this node's key, so peers take its shards over at once. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.beat);
+    clearInterval(this.checker);
+    this.watcher?.stop();
+    await this.kv.delete(this.self.id).catch(() => undefined);
+  }
+
+  private async assertIdFree(): Promise<void> {
+    const first = await this.kv.get(this.self.id);
+    if (!first || first.operation !== 'PUT') return;
+    if (Date.now() - first.created.getTime() > this.deadAfterMs + 1_000) return;
+    // Heard recently: a crashed predecessor stops beating; a live process keeps on.
+    const until = Date.now() + this.deadAfterMs + 500;
+    while (Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 250));
+      const now = await this.kv.get(this.self.id);
+      if (now && now.operation === 'PUT' && now.revision !== first.revision) {
+        throw new NodeIdInUseError(`node id ${this.self.id} is already live in cluster ${this.opts.clusterName} ` +
+          `(another process heartbeats under it); give this node its own WEFT_NODE_ID or data directory`);
+      }
+    }
+  }
+
+  private async heartbeat(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      const info: MemberInfo = { ...this.self, instance: this.instance };
+      await this.kv.put(this.self.id, JSON.stringify(info));
+    } catch (err) {
+      this.opts.onError?.(err);
+    }
+  }
+
+  private async follow(watcher: QueuedIterator<KvEntry>): Promise<void> {
+    try {
+      for await (const entry of watcher) {
+        if (entry.operation !== 'PUT') {
+          this.peers.delete(entry.key);
+        } else {
+          const info = parseMember(entry.string());
+          // Values from before the watch started carry their server time; new ones are heard now.
+          if (info && info.instance !== this.instance) {
+            this.peers.set(entry.key, { info, lastSeenMs: this.initialized ? Date.now() : Math.min(Date.now(), entry.created.getTime()) });
+          }
+        }
+        this.check();
+      }
+    } catch (err) {
+      if (!this.stopped) this.opts.onError?.(err);
+    }
+  }
+
+  private check(): void {
+    const ready = this.readyMembers();
+    const key = ready.join(',');
+    if (key === this.lastReady) return;
+    this.lastReady = key;
+    this.onChange?.(ready);
+  }
+}
+
+function parseMember(text: string): MemberInfo | undefined {
+  try {
+    const m = JSON.parse(text) as MemberInfo;
+    if (typeof m?.id !== 'string' || typeof m.instance !== 'string' || typeof m.baseUrl !== 'string') return undefined;
+    return m;
+  } catch {
+    return undefined;
+  }
+}

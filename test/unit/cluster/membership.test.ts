@@ -1,0 +1,86 @@
+// Membership and cluster joining against a real nats-server with JetStream.
+import { strict as assert } from 'node:assert';
+import { after, before, describe, it } from 'node:test';
+import { connect, type NatsConnection } from 'nats';
+import { ClusterJoinError, joinCluster } from '../../../src/cluster/cluster-join.js';
+import { Membership, NodeIdInUseError } from '../../../src/cluster/membership.js';
+import { startNatsServer, type NatsServerHandle } from '../../support/nats-server.js';
+
+const SECRET = 'a cluster secret of more than 32 characters';
+
+function self(id: string) {
+  return { id, baseUrl: `https://${id}:1280`, ctrlAddress: null, certPem: '', fingerprint: '', startedAt: new Date().toISOString(), ready: true, version: 'test', appliedSeq: 0 };
+}
+
+async function until(check: () => boolean, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('cluster membership and joining (real JetStream)', { timeout: 60_000 }, () => {
+  let server: NatsServerHandle;
+  let nc: NatsConnection;
+  before(async () => {
+    server = await startNatsServer({ jetstream: true });
+    nc = await connect({ servers: server.url });
+  });
+  after(async () => {
+    await nc.close();
+    await server.stop();
+  });
+
+  it('founds the cluster once: concurrent joins get one id and one CA', async () => {
+    let made = 0;
+    const createCa = async () => ({ certPem: `cert-${++made}`, keyPem: `key-${made}` });
+    const joins = await Promise.all([1, 2, 3].map(() => joinCluster({ nc, clusterName: 'found', secret: SECRET, createCa })));
+    assert.equal(joins.filter((j) => j.founded).length, 1);
+    assert.equal(new Set(joins.map((j) => j.clusterId)).size, 1);
+    assert.equal(new Set(joins.map((j) => j.ca.certPem)).size, 1);
+    const later = await joinCluster({ nc, clusterName: 'found', secret: SECRET, createCa });
+    assert.equal(later.founded, false);
+    assert.deepEqual(later.ca, joins.find((j) => j.founded)!.ca);
+  });
+
+  it('refuses a node whose secret differs, saying so', async () => {
+    await joinCluster({ nc, clusterName: 'secret', secret: SECRET, createCa: async () => ({ certPem: 'c', keyPem: 'k' }) });
+    await assert.rejects(
+      joinCluster({ nc, clusterName: 'secret', secret: `${SECRET}-other`, createCa: async () => ({ certPem: 'c', keyPem: 'k' }) }),
+      (err: unknown) => err instanceof ClusterJoinError && /WEFT_CLUSTER_SECRET does not match/.test(err.message),
+    );
+  });
+
+  it('sees members come, leave at once on stop, and go after missed heartbeats', async () => {
+    const opts = { nc, clusterName: 'members', intervalMs: 100, deadAfterMs: 400 };
+    const a = await Membership.open(self('a'), opts);
+    const b = await Membership.open(self('b'), opts);
+    const c = await Membership.open(self('c'), opts);
+    const seenByA: string[][] = [];
+    await a.start((ready) => seenByA.push(ready));
+    await b.start();
+    await c.start();
+    await until(() => a.readyMembers().join() === 'a,b,c');
+    assert.deepEqual(a.list().map((n) => n.id), ['a', 'b', 'c']);
+    await b.stop();
+    await until(() => a.readyMembers().join() === 'a,c', 1_000);
+    // c crashes: its heartbeats stop without a goodbye.
+    (c as unknown as { stopped: boolean }).stopped = true;
+    await until(() => seenByA.at(-1)?.join() === 'a', 3_000);
+    assert.deepEqual(a.readyMembers(), ['a']);
+    await a.stop();
+    await c.stop();
+  });
+
+  it('refuses a node id another live process heartbeats under', async () => {
+    const opts = { nc, clusterName: 'dup', intervalMs: 100, deadAfterMs: 400 };
+    const first = await Membership.open(self('same'), opts);
+    await first.start();
+    await assert.rejects(Membership.open(self('same'), opts), (err: unknown) => err instanceof NodeIdInUseError && /already live/.test(err.message));
+    await first.stop();
+    // After a clean stop the id is free again at once.
+    const second = await Membership.open(self('same'), opts);
+    await second.stop();
+  });
+});
