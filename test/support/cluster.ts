@@ -57,6 +57,8 @@ export class Cluster {
   private balancerAgent?: Agent;
   private count = 0;
   private closed = false;
+  /** Set once a test or set-up step failed: close() then keeps the logs. */
+  failed = false;
 
   constructor(
     readonly dir: string,
@@ -151,7 +153,7 @@ export class Cluster {
   diagnostics(lines = 40): string {
     const parts: string[] = [];
     for (const node of this.created) {
-      parts.push(`--- ${node.name} stdout (${node.outPath}) ---\n${tailOf(node.outPath, lines)}`);
+      parts.push(`--- ${node.name} stdout (${node.outPath}), without successful requests ---\n${tailOf(node.outPath, lines, isNotSuccess)}`);
       parts.push(`--- ${node.name} stderr (${node.errPath}) ---\n${tailOf(node.errPath, lines)}`);
     }
     if (this.balancer) parts.push(`--- haproxy ---\n${tailOf(this.balancer.logPath, 15)}`);
@@ -193,6 +195,7 @@ export class Cluster {
     try {
       return await step();
     } catch (err) {
+      this.failed = true;
       console.log(`\n===== cluster logs after a failed set-up: ${(err as Error).message} =====\n${this.diagnostics()}\n`);
       throw err;
     }
@@ -200,6 +203,7 @@ export class Cluster {
 
   /** For afterEach: prints the logs' tails when the test did not pass. */
   reportIfFailed(t: { name: string; passed?: boolean }): void {
+    if (t.passed === false) this.failed = true;
     if (t.passed === false) console.log(`\n===== cluster logs after the failure of "${t.name}" =====\n${this.diagnostics()}\n`);
   }
 
@@ -212,7 +216,13 @@ export class Cluster {
     if (this.ownsNats) await this.nats.stop();
     await this.nodeAgent?.destroy().catch(() => {});
     await this.balancerAgent?.destroy().catch(() => {});
-    rmSync(this.dir, { recursive: true, force: true });
+    if (!this.failed) {
+      rmSync(this.dir, { recursive: true, force: true });
+      return;
+    }
+    // After a failure the logs stay for a closer look; the data dirs go.
+    for (const node of this.created) rmSync(node.dataDir, { recursive: true, force: true });
+    console.log(`cluster logs kept in ${this.dir}`);
   }
 
   /** Remembers the cluster CA (from the first node that serves). */
@@ -260,6 +270,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   } catch (err) {
     if (cluster) {
       console.log(`\n===== cluster logs after a failed start =====\n${cluster.diagnostics()}\n`);
+      cluster.failed = true;
       await cluster.close();
     } else {
       rmSync(dir, { recursive: true, force: true });
@@ -281,4 +292,10 @@ async function jetStreamAnswers(url: string): Promise<boolean> {
   } finally {
     await nc.close().catch(() => {});
   }
+}
+
+/** Drops the log lines of requests answered below 400 (the bulk of a node's info log). */
+function isNotSuccess(line: string): boolean {
+  const m = /"msg":"request".*"status":(\d+)/.exec(line);
+  return !m || Number(m[1]) >= 400;
 }

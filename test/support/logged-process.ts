@@ -101,8 +101,8 @@ export function readFrom(path: string, from = 0): string {
   }
 }
 
-/** The last `lines` lines of a file, for failure reports. */
-export function tailOf(path: string, lines = 40): string {
+/** The last `lines` lines of a file (those `keep` accepts), for failure reports. */
+export function tailOf(path: string, lines = 40, keep: (line: string) => boolean = () => true): string {
   const text = readFrom(path).trimEnd();
-  return text.split('\n').slice(-lines).join('\n');
+  return text.split('\n').filter(keep).slice(-lines).join('\n');
 }

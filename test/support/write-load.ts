@@ -92,21 +92,39 @@ export async function assertAllReadable(api: ApiClient, token: string, ids: stri
   assert.equal(missing.length, 0, `${missing.length} of ${ids.length} acknowledged creates are not readable on ${where}:\n${missing.slice(0, 10).join('\n')}`);
 }
 
-/** Asserts no identity of these names exists (writes answered 5xx must not have committed). */
-export async function assertNoneCommitted(api: ApiClient, token: string, names: string[], where: string): Promise<void> {
+/** Asserts no identity of these writes' names exists: a write answered as failed must not have committed. */
+export async function assertNoneCommitted(api: ApiClient, token: string, writes: { name: string; status?: number }[], where: string): Promise<void> {
   const committed: string[] = [];
-  for (const name of names) {
+  for (const { name, status } of writes) {
     const filter = encodeURIComponent(`name="${name}"`);
     const res = await api.request('GET', `/identities?filter=${filter}`, { token, timeoutMs: 10_000 });
     assert.equal(res.status, 200, res.text);
-    if (res.body.data.length > 0) committed.push(name);
+    if (res.body.data.length > 0) committed.push(`${name} (answered ${status})`);
   }
-  assert.equal(committed.length, 0, `writes answered with an error were committed (seen on ${where}): ${committed.slice(0, 10).join(', ')}`);
+  assert.equal(committed.length, 0, `${committed.length} of ${writes.length} writes answered as failed were committed (seen on ${where}): ${committed.slice(0, 10).join(', ')}`);
 }
 
-/** Names of the creates answered with a server error (5xx): the API said they failed. */
-export function failedByAnswer(outcomes: WriteOutcome[]): string[] {
-  return outcomes.filter((o) => o.status !== undefined && o.status >= 500).map((o) => o.name);
+/** The creates answered with anything but 201: the API said they failed. (Every name
+ * of a load is new, so even a 400 "duplicate name" is a failure answer.) */
+export function failedByAnswer(outcomes: WriteOutcome[]): WriteOutcome[] {
+  return outcomes.filter((o) => o.status !== undefined && o.status !== 201);
+}
+
+/** Answers that came more than `limitMs` after both their request's start and `since` (a kill). */
+export function lateAnswers(outcomes: WriteOutcome[], since: number, limitMs: number): string[] {
+  return outcomes
+    .filter((o) => o.status !== undefined && o.startedAt + o.ms > Math.max(o.startedAt, since) + limitMs)
+    .map((o) => `${o.name}: ${o.status} after ${o.ms} ms, ${o.startedAt + o.ms - since} ms after the kill`);
+}
+
+/** Runs a check and returns its failure message instead of throwing (to report every problem of a run at once). */
+export async function problemOf(check: () => unknown): Promise<string | undefined> {
+  try {
+    await check();
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
 }
 
 /** What probeWrites saw on one node. */
