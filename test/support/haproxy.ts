@@ -60,7 +60,7 @@ export function haproxyConfig(port: number, statsPort: number, servers: Balanced
     '  default_backend nodes',
     'backend nodes',
     '  balance roundrobin',
-    '  default-server check check-ssl verify none inter 500 fall 2 rise 1 on-marked-down shutdown-sessions',
+    '  default-server check check-ssl verify none inter 500 fall 2 rise 1',
     ...servers.map((s) => `  server ${s.name} 127.0.0.1:${s.port}`),
     'listen stats',
     '  mode http',
