@@ -56,6 +56,9 @@ const CATALOGUE: Record<string, CatalogueEntry> = {
     status: 409,
     message: 'The entity cannot be modified or deleted while other entities reference it',
   },
+  /** Weft's own: apply refused a write built from a read of an entity that has changed since
+   * (an op's `expect`); the writer prepares it again, so a client sees it only after retries. */
+  STALE_WRITE: { status: 409, message: 'the entity changed while this write was prepared; retry' },
   RATE_LIMITED: { status: 429, message: 'The requested operation is rate limited, try again later' },
   SERVER_TOO_MANY_REQUESTS: {
     status: 429,

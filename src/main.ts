@@ -29,7 +29,7 @@ import { LoginLimiter } from './gateway/middleware/login-limiter.js';
 import { LocalLog } from './log/local-log.js';
 import type { JetStreamLog } from './log/jetstream-log.js';
 import type { Log } from './log/log.js';
-import { ClusterNode, type ClusterConfig } from './cluster/cluster-node.js';
+import { ClusterNode, COMMAND_TTL_MS, type ClusterConfig } from './cluster/cluster-node.js';
 import { ClusterJoinError } from './cluster/cluster-join.js';
 import { NodeIdInUseError } from './cluster/membership.js';
 import { createLogger, type Logger } from './logger.js';
@@ -113,6 +113,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const announcement = { id: nodeId, baseUrl, ctrlAddress: null, certPem: tls.certPem, fingerprint: certFingerprint(tls.certPem), startedAt };
   // In a cluster, a node id that is live elsewhere is refused before this node writes anything.
   const membership = cluster ? await cluster.openMembership(announcement, replica) : undefined;
+  let stopShards: (() => Promise<void>) | undefined;
   const commandLog: Log<Command> = cluster ? await cluster.openLog() : new LocalLog<Command>({ path: join(dataDir, 'log') });
   if (!cluster) await commandLog.open();
   const bus: Bus = cluster?.bus ?? (config.natsUrl ? await NatsBus.connect(config.natsUrl.split(','), { name: `weft-${nodeId}` }) : new MemoryBus());
@@ -122,10 +123,12 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     log[level](msg, { threads: config.workerThreads, priority: config.workerPriority, idle: got?.idle, nice: got?.nice });
   }, (err) => log.error('worker pool failed to start', { error: err }));
 
-  const applying = commandLog.followBatches(replica.appliedSeq, (entries) => replica.applyBatch(entries));
+  const applying = cluster
+    ? cluster.followLog(commandLog as JetStreamLog<Command>, replica, async () => stopShards?.())
+    : commandLog.followBatches(replica.appliedSeq, (entries) => replica.applyBatch(entries));
   await replica.waitFor(await commandLog.lastSeq(), 120_000).catch(() => undefined);
 
-  const proposer = new Proposer(commandLog, replica, nodeId);
+  const proposer = new Proposer(commandLog, replica, nodeId, cluster && COMMAND_TTL_MS);
   const writer = new EntityWriter(replica, proposer);
   const sessions = new SessionKeeper(replica, proposer, { timeoutMinutes: config.sessionTimeoutMinutes });
   // A cluster's actors serve the shards this node owns of the cluster-wide command subjects; an
@@ -133,7 +136,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   // the same NATS never takes this node's writes.
   const scope: CommandScope = cluster ? 'cluster' : { node: nodeId };
   const barrier = cluster?.barrier(commandLog as JetStreamLog<Command>, replica);
-  const handoverMs = cluster ? HANDOVER_MS : undefined;
+  const commands = barrier && cluster?.commandOptions(replica, barrier);
   const traces = new TraceRegistry(log);
   const loginLimiter = new LoginLimiter();
   const metrics = new NodeMetrics({
@@ -148,7 +151,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   });
   const registry = membership ? undefined : new NodeRegistry(bus, announcement, { onError: (err) => log.warn('heartbeat failed', { error: err }) });
   const nodes: NodeDirectory = membership ?? registry!;
-  const client = new NodeClient(bus, nodeId, scope, { handoverMs });
+  const client = new NodeClient(bus, nodeId, scope, commands);
   const presence = new RouterPresence();
   const posture = postureRuntime({
     clock: hooks.clock,
@@ -200,7 +203,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     loginLimiter,
     sessionsVersion: () => sessions.resolutionVersion,
     barrier: barrier && (() => barrier.sync()),
-    handoverMs,
+    commands,
   });
   handle = app.callback();
 
@@ -214,7 +217,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   registry?.update({ ctrlAddress: `tls:${grpc.address}` });
   membership?.update({ ctrlAddress: `tls:${grpc.address}` });
   await registry?.start();
-  const stopShards = cluster && membership ? await cluster.startMember(membership, actors, replica, nodeId, presence) : undefined;
+  stopShards = cluster && membership ? await cluster.startMember(membership, actors, replica, nodeId, presence) : undefined;
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -244,9 +247,6 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     replica, actors, metrics, traces, proposer, postureIdle: () => postureStreams.reevaluator.idle(), close,
   };
 }
-
-/** How long a command waits for its shard to get an owner again after a node died (ms). */
-const HANDOVER_MS = 8_000;
 
 function clusterConfig(config: Config): ClusterConfig {
   return { natsUrls: config.natsUrl!.split(','), secret: config.clusterSecret!, name: config.clusterName, replicas: config.clusterReplicas };

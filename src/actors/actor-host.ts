@@ -1,10 +1,12 @@
 // The actor host: serves an actor family's subjects on the bus and routes each message to the
-// mailbox of its entity, creating actors on demand and evicting idle stateless ones.
+// mailbox of its entity, creating actors on demand and evicting idle stateless ones. A message
+// whose write apply refused as stale is handled again from the start (STALE_WRITE_ATTEMPTS).
 
 import type { Bus, Subscription } from '../bus/bus.js';
 import { DEFAULT_SHARD_COUNT, kindWildcard, shardOf, shardSubject, type CommandScope } from '../bus/subjects.js';
 import { ApiError } from '../errors.js';
 import { Mailbox } from './mailbox.js';
+import { withCommandContext } from './request-context.js';
 
 /** What travels to an actor: the entity key, the operation and its payload. */
 export interface ActorMessage {
@@ -18,6 +20,11 @@ export interface Actor {
   /** True when the actor holds no volatile state worth keeping in memory. */
   isIdle(): boolean;
 }
+
+/** How many times one message is handled when apply keeps refusing its write as stale (409
+ * STALE_WRITE: another writer changed an entity the handling read). The last refusal reaches
+ * the caller. */
+export const STALE_WRITE_ATTEMPTS = 5;
 
 interface Slot {
   actor: Actor;
@@ -106,7 +113,11 @@ export class ActorHost {
 
   private async serveShard(name: string, family: Family, shard: number): Promise<void> {
     if (family.shards.has(shard)) return;
-    const sub = await this.bus.serve(shardSubject(name, shard, this.opts.scope), (msg) => this.dispatch(family.slots, family.create, msg as ActorMessage));
+    // A queue group: while two nodes both believe they own the shard (their member lists differ
+    // for a moment), each message still reaches only one of them.
+    const sub = await this.bus.serve(shardSubject(name, shard, this.opts.scope), (msg) => this.dispatch(family.slots, family.create, msg as ActorMessage), {
+      queue: `shard.${name}`,
+    });
     family.shards.set(shard, sub);
   }
 
@@ -132,7 +143,7 @@ export class ActorHost {
     const { actor } = slot;
     if (slot.mailbox.depth >= slot.mailbox.capacity) this.opts.onReject?.('mailbox');
     this.inFlight++;
-    return slot.mailbox.submit(() => actor.handle(msg)).finally(() => this.inFlight--);
+    return slot.mailbox.submit(() => withCommandContext(msg, () => handleRetryingStale(actor, msg))).finally(() => this.inFlight--);
   }
 
   /** Total messages waiting or running, and the deepest mailbox (for metrics and tests). */
@@ -176,5 +187,22 @@ export class ActorHost {
     await this.changing;
     const shardSubs = [...this.families.values()].flatMap((f) => [...f.shards.values()]);
     await Promise.all([...this.subscriptions, ...shardSubs].map((s) => s.unsubscribe()));
+  }
+}
+
+/**
+ * Handles the message, and again from the start while apply refuses its write as stale: the
+ * handler re-reads, re-decides and re-proposes. The proposer returned the refusal only after this
+ * node's replica applied the refused command, so the re-read sees the write it lost to. Handlers
+ * that set `expect` propose once, after their reads, so running one again repeats nothing that
+ * took effect (only work such as hashing or signing is done again).
+ */
+async function handleRetryingStale(actor: Actor, msg: ActorMessage): Promise<unknown> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await actor.handle(msg);
+    } catch (err) {
+      if (attempt >= STALE_WRITE_ATTEMPTS || !(err instanceof ApiError) || err.code !== 'STALE_WRITE') throw err;
+    }
   }
 }

@@ -3,7 +3,7 @@
 // Passwords are checked against the identity's auth policy and hashed on the worker pool.
 
 import { X509Certificate } from 'node:crypto';
-import type { Entity } from '../domain/commands.js';
+import { recordFingerprint, type Entity } from '../domain/commands.js';
 import { checkPasswordRules, type UpdbRules } from '../domain/password-rules.js';
 import { resourceOf } from '../domain/registry.js';
 import { validateBody } from '../domain/validate.js';
@@ -69,7 +69,7 @@ export class AuthenticatorCatalog extends CatalogActor {
         Object.assign(record, await this.hashFor(identity, String(values.password)));
       }
     }
-    await proposer.propose([{ op: 'update', kind: 'authenticators', record }], at);
+    await proposer.propose([{ op: 'update', kind: 'authenticators', record, expect: recordFingerprint(old) }], at);
     return {};
   }
 

@@ -1,7 +1,7 @@
 // Generic create / replace / patch / delete for any declared resource: validates the body
 // against the declaration, applies the kind's write rules, stamps times and proposes the op.
 
-import type { Entity, Op } from '../domain/commands.js';
+import { recordFingerprint, type Entity, type Op } from '../domain/commands.js';
 import { resourceOf } from '../domain/registry.js';
 import { fieldsOf, perDeclaration } from '../domain/resource.js';
 import { validateBody, type WriteMode } from '../domain/validate.js';
@@ -47,7 +47,8 @@ export class EntityWriter {
   }
 
   /** Builds the update op of a replace or patch (without proposing), for callers that add ops;
-   * also returns the stored record it was built from (404 when there is none). */
+   * also returns the stored record it was built from (404 when there is none). The op expects
+   * that record: apply refuses it (STALE_WRITE) if the entity changed meanwhile. */
   async buildUpdate(kind: string, id: string, body: unknown, mode: 'replace' | 'patch', at: string): Promise<{ op: Op & { op: 'update' }; old: Entity }> {
     const old = await this.replica.get(kind, id);
     if (!old) throw new ApiError('NOT_FOUND');
@@ -55,7 +56,7 @@ export class EntityWriter {
     const base = mode === 'patch' ? old : keptOnReplace(kind, old);
     const record: Entity = { ...base, ...values, id, createdAt: old.createdAt, updatedAt: at } as Entity;
     if (record.tags === null || record.tags === undefined) record.tags = {};
-    return { op: { op: 'update', kind, record }, old };
+    return { op: { op: 'update', kind, record, expect: recordFingerprint(old) }, old };
   }
 
   private prepare(kind: string, body: unknown, old: Entity | undefined, mode: WriteMode): Record<string, unknown> {

@@ -1,7 +1,7 @@
 // The posture-checks catalog actor: validates the common fields from the declaration and the
 // type-specific ones with domain/posture, keeps typeId immutable, counts versions, proposes.
 
-import type { Entity } from '../domain/commands.js';
+import { recordFingerprint, type Entity } from '../domain/commands.js';
 import { checkTypeIdUnchanged, validatePostureFields, type PostureCheckType } from '../domain/posture/index.js';
 import { resourceOf } from '../domain/registry.js';
 import { fieldsOf } from '../domain/resource.js';
@@ -54,7 +54,7 @@ export class PostureCheckCatalog extends CatalogActor {
     const tags = (('tags' in values ? values.tags : old.tags) as Entity['tags']) ?? {};
     const version = (typeof old.version === 'number' ? old.version : 1) + 1;
     const record: Entity = { ...base, ...values, ...typed, id, typeId, tags, version, createdAt: old.createdAt, updatedAt: at };
-    await this.deps.proposer.propose([{ op: 'update', kind: KIND, record }], at);
+    await this.deps.proposer.propose([{ op: 'update', kind: KIND, record, expect: recordFingerprint(old) }], at);
     return {};
   }
 }

@@ -6,17 +6,29 @@ import { ApiError, fromWire } from '../errors.js';
 import { LogOutcomeUnknownError, LogUnavailableError } from '../log/jetstream-log.js';
 import type { Log } from '../log/log.js';
 import type { Replica } from '../store/replica.js';
+import { currentCommandContext } from './request-context.js';
 
 export class Proposer {
   constructor(
     private readonly log: Log<Command>,
     private readonly replica: Replica,
     private readonly nodeId: string,
+    /** Cluster mode: how long after proposing a command may still be stored (ms); it then
+     * carries its request id and expiry, so a lost answer can be recovered (see Command). */
+    private readonly commandTtlMs?: number,
   ) {}
 
   /** Appends the ops as one atomic command; resolves once applied here, throws if rejected. */
   async propose(ops: Op[], at: string = new Date().toISOString()): Promise<number> {
-    const seq = await this.log.append({ at, origin: this.nodeId, ops }).catch((err) => {
+    const command: Command = { at, origin: this.nodeId, ops };
+    if (this.commandTtlMs !== undefined) {
+      const context = currentCommandContext();
+      // The requester has given up: proposing now could store a write it was told is unknown.
+      if (context?.deadline !== undefined && Date.now() > context.deadline) throw new ApiError('TIMEOUT');
+      if (context?.rid !== undefined) command.rid = context.rid;
+      command.expires = new Date(Date.now() + this.commandTtlMs).toISOString();
+    }
+    const seq = await this.log.append(command).catch((err) => {
       throw appendFailure(err);
     });
     const result = await this.replica.waitFor(seq);

@@ -2,7 +2,8 @@
 // (so every node sees it), deletes sessions idle longer than the timeout, and versions what a
 // token resolves to (for the gateway's memory of resolved sessions).
 
-import { sessionBookkeepingOnly, type Entity, type Op } from '../domain/commands.js';
+import { recordFingerprint, sessionBookkeepingOnly, type Entity, type Op } from '../domain/commands.js';
+import { ApiError } from '../errors.js';
 import type { AppliedEvent, Replica } from '../store/replica.js';
 import type { Proposer } from './proposer.js';
 
@@ -96,22 +97,46 @@ export class SessionKeeper {
   /** Deletes sessions whose last activity is older than the timeout. */
   async sweep(now = Date.now()): Promise<void> {
     const cutoff = new Date(now - this.timeoutMs).toISOString();
-    let ops: Op[] = [];
+    let ids: string[] = [];
     for await (const id of this.replica.idsBelow('api-sessions', 'lastActivityAt', cutoff)) {
       if ((this.activity.get(id) ?? 0) > now - this.timeoutMs) continue;
-      this.activity.delete(id);
-      ops.push({ op: 'delete', kind: 'api-sessions', id, ifExists: true });
-      if (ops.length >= BATCH) {
-        await this.proposer.propose(ops);
-        ops = [];
+      ids.push(id);
+      if (ids.length >= BATCH) {
+        await this.deleteIdle(ids, now);
+        ids = [];
       }
     }
-    if (ops.length > 0) await this.proposer.propose(ops);
+    if (ids.length > 0) await this.deleteIdle(ids, now);
+  }
+
+  /** Deletes the sessions still idle as read now, each op expecting the record it read: when
+   * another node flushed activity of one meanwhile, apply refuses the batch (STALE_WRITE) and
+   * each is proposed alone, so only the active ones stay. */
+  private async deleteIdle(ids: string[], now: number): Promise<void> {
+    const ops: Op[] = [];
+    for (const session of await this.replica.getMany('api-sessions', ids)) {
+      if (!session || replicatedActivity(session) > now - this.timeoutMs) continue;
+      this.activity.delete(session.id);
+      ops.push({ op: 'delete', kind: 'api-sessions', id: session.id, ifExists: true, expect: recordFingerprint(session) });
+    }
+    if (ops.length === 0 || (await proposeUnlessStale(this.proposer, ops)) || ops.length === 1) return;
+    for (const op of ops) await proposeUnlessStale(this.proposer, [op]);
   }
 
   forget(sessionId: string): void {
     this.activity.delete(sessionId);
     this.dirty.delete(sessionId);
+  }
+}
+
+/** Proposes the ops; false when apply refused them as stale. */
+async function proposeUnlessStale(proposer: Proposer, ops: Op[]): Promise<boolean> {
+  try {
+    await proposer.propose(ops);
+    return true;
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'STALE_WRITE') return false;
+    throw err;
   }
 }
 

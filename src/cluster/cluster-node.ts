@@ -21,6 +21,8 @@ import { ClusterJoinError, joinCluster, readClusterMarker, type ClusterCa } from
 import { Membership } from './membership.js';
 import { PresenceExchange } from './presence-exchange.js';
 import { ReadBarrier } from './read-barrier.js';
+import { CommandOutcomes } from './command-outcomes.js';
+import type { NodeClientOptions } from '../gateway/node-client.js';
 import { ownedShards } from './shard-map.js';
 
 /** Cluster settings from the node's configuration. */
@@ -34,8 +36,15 @@ export interface ClusterConfig {
 
 /** How long a read or a command waits for this node to apply the log (ms). */
 const APPLY_WAIT_MS = 10_000;
+/** How long a command waits for its shard to get an owner again after a node died (ms). */
+const HANDOVER_MS = 8_000;
+/** How long after it was proposed a command may still be stored (ms; see Command.expires). */
+export const COMMAND_TTL_MS = 8_000;
 
 export class ClusterNode {
+  /** Set when this node's replica cannot apply the log: it then answers nothing but 503. */
+  private failure?: Error;
+
   private constructor(
     readonly config: ClusterConfig,
     readonly bus: NatsBus,
@@ -135,10 +144,43 @@ export class ClusterNode {
     };
   }
 
+  private async assertHealthy(): Promise<void> {
+    if (this.failure) {
+      throw new ApiError('SERVICE_UNAVAILABLE', { code: 'REPLICA_FAILED', message: `this node cannot apply the cluster log (${this.failure.message}); it serves nothing until restarted` });
+    }
+  }
+
+  /** How this node's commands behave in the cluster: they wait for a shard owner during a
+   * hand-over, pass the read barrier after their answer, and recover lost answers. */
+  commandOptions(replica: Replica, barrier: ReadBarrier): NodeClientOptions {
+    const outcomes = new CommandOutcomes(replica, barrier);
+    return {
+      handoverMs: HANDOVER_MS,
+      afterCommand: () => barrier.sync(),
+      recover: (rid, settledBy) => outcomes.outcome(rid, settledBy),
+      commandTtlMs: COMMAND_TTL_MS,
+    };
+  }
+
+  /** Follows the cluster log into the replica. A replica that cannot apply (disk full, a
+   * corrupt store) stops the node: it leaves the membership, so its shards move, and every
+   * request gets 503 naming the cause; nothing is answered from a replica that fell out of step. */
+  followLog(log: JetStreamLog<Command>, replica: Replica, leave: () => Promise<void>): { close(): Promise<void> } {
+    replica.failOnStoreError = true;
+    const applying = log.followBatches(replica.appliedSeq, (entries) => replica.applyBatch(entries));
+    applying.done.catch((err: unknown) => {
+      this.failure = err instanceof Error ? err : new Error(String(err));
+      this.log.error('this node cannot apply the cluster log and stops serving; fix its data directory (or give it an empty one) and restart it', { error: err, appliedSeq: replica.appliedSeq });
+      void leave().catch(() => undefined);
+    });
+    return applying;
+  }
+
   /** The read barrier over this node's replica and the cluster log. */
   barrier(log: JetStreamLog<Command>, replica: Replica): ReadBarrier {
     return new ReadBarrier({
-      lastSeq: () => log.lastSeq().catch((err) => {
+      lastSeq: () => this.assertHealthy().then(() => log.lastSeq()).catch((err) => {
+        if (err instanceof ApiError) throw err;
         throw new ApiError('SERVICE_UNAVAILABLE', { code: 'NATS_UNREACHABLE', message: `the cluster log cannot be read now: ${err instanceof Error ? err.message : String(err)}` });
       }),
       waitApplied: async (seq) => {
@@ -149,3 +191,4 @@ export class ClusterNode {
     });
   }
 }
+

@@ -1,6 +1,7 @@
 // Commands: what actors append to the log and every replica applies in order. A command is a
 // list of ops applied atomically (all or none). Everything non-deterministic is already decided.
 
+import { createHash } from 'node:crypto';
 import type { WireError } from '../errors.js';
 
 /** A stored entity: base fields plus the declared ones. */
@@ -12,16 +13,23 @@ export interface Entity {
   [field: string]: unknown;
 }
 
+/**
+ * `expect` on update, set and delete: the fingerprint (recordFingerprint) of the stored record
+ * the op was built from. Apply checks it against the record the command meets, before any op of
+ * the command runs; when it differs (another writer changed the entity meanwhile) the whole
+ * command is rejected with 409 STALE_WRITE and the proposing actor prepares it again from a fresh
+ * read. Absent: the op applies to whatever is stored (a field merge decided without reading).
+ */
 export type Op =
   /** Insert a new entity; fails if the id exists or a unique field collides. */
   | { op: 'create'; kind: string; record: Entity }
   /** Replace a stored entity wholesale; fails with NOT_FOUND if absent. */
-  | { op: 'update'; kind: string; record: Entity }
+  | { op: 'update'; kind: string; record: Entity; expect?: string }
   /** Merge fields into a stored entity; a missing entity fails unless ifExists. */
-  | { op: 'set'; kind: string; id: string; fields: Record<string, unknown>; ifExists?: boolean }
+  | { op: 'set'; kind: string; id: string; fields: Record<string, unknown>; ifExists?: boolean; expect?: string }
   /** Delete one entity with the kind's guards and cascades; a missing one fails unless ifExists.
    * `system` marks a delete the controller itself decided (it passes the API-only guards). */
-  | { op: 'delete'; kind: string; id: string; ifExists?: boolean; system?: boolean }
+  | { op: 'delete'; kind: string; id: string; ifExists?: boolean; system?: boolean; expect?: string }
   /** Delete every entity of kind whose indexed field equals value (with cascades). */
   | { op: 'deleteWhere'; kind: string; field: string; value: string; system?: boolean }
   /** A data-integrity repair (POST /database/fix-data-integrity). Re-validated when applied:
@@ -40,12 +48,28 @@ export type Repair =
    * strip ids from a list, or set a nullable field to null (store/integrity-rules.ts). */
   | { action: 'dropRef'; kind: string; id: string; field: string };
 
+/**
+ * The fingerprint of a stored record, for an op's `expect`: base64url of the first 12 bytes of
+ * SHA-256 over the record's JSON text (JSON.stringify of the record as stored and read back,
+ * which is the text apply wrote). It depends on the record alone, so every node computes the
+ * same one for the same stored record. A change of any field (updatedAt included) changes it.
+ */
+export function recordFingerprint(record: Entity): string {
+  return createHash('sha256').update(JSON.stringify(record)).digest().subarray(0, 12).toString('base64url');
+}
+
 export interface Command {
   /** When the proposer decided it (ISO-8601); apply uses this, never the clock. */
   at: string;
   /** The proposing node (for tracing). */
   origin: string;
   ops: Op[];
+  /** The request id of the command message it was proposed for (cluster mode): a requester
+   * that lost its answer finds the outcome by it. */
+  rid?: string;
+  /** ISO-8601 time after which the command may no longer be stored (cluster mode): apply
+   * refuses it when the log's own timestamp of the entry is later, the same on every node. */
+  expires?: string;
 }
 
 /** What a command does when all it does is API-session bookkeeping: logins create sessions

@@ -12,7 +12,7 @@ import { errorMiddleware, type ErrorLogger } from './middleware/errors.js';
 import { CallerCache } from './middleware/caller-cache.js';
 import { LoginLimiter, loginLimiterMiddleware } from './middleware/login-limiter.js';
 import { sessionMiddleware } from './middleware/session.js';
-import { NodeClient } from './node-client.js';
+import { NodeClient, type NodeClientOptions } from './node-client.js';
 import { addClientRoutes, addManagementRoutes } from './routes/index.js';
 import { addMetricsRoute } from './routes/metrics-route.js';
 import { dispatchByPrefix } from './routes/prefix-dispatch.js';
@@ -37,10 +37,11 @@ export interface GatewayOptions {
    * version is reused without asking the query handler. */
   sessionsVersion?: () => number;
   /** Cluster mode: resolves once this node has applied every write acknowledged before the call
-   * (the read barrier). Awaited before each request is handled, and after each command. */
+   * (the read barrier). Awaited before each request is handled. */
   barrier?: () => Promise<void>;
-  /** Cluster mode: how long a command waits for its shard to get an owner again (ms). */
-  handoverMs?: number;
+  /** Cluster mode: how commands wait for a shard's owner, the barrier after them, and the
+   * recovery of lost answers (see NodeClientOptions). */
+  commands?: NodeClientOptions;
 }
 
 /** What the gateway reports about each finished request. Never bodies, headers or tokens. */
@@ -63,7 +64,7 @@ export interface RequestReport {
 
 export function createGateway(opts: GatewayOptions): Koa {
   const app = new Koa({ proxy: false });
-  const node = new NodeClient(opts.bus, opts.nodeId, opts.scope, { afterCommand: opts.barrier, handoverMs: opts.handoverMs });
+  const node = new NodeClient(opts.bus, opts.nodeId, opts.scope, opts.commands);
   app.use(async (ctx, next) => {
     const started = performance.now();
     ctx.state.requestId = randomUUID();

@@ -22,11 +22,15 @@ const HEARTBEAT_MS = 1_000;
 /** Consumers nobody pulls from are removed by the server after this long (a follower that died). */
 const INACTIVE_MS = 60_000;
 const RETRY_MS = [50, 200, 500, 1000, 2000];
+/** JetStream's API error code for a missing stream. */
+const STREAM_NOT_FOUND = 10059;
 /** Fresh consumers in a row that skip the same sequence before it is declared missing. */
 const MISSING_LIMIT = 3;
 
 /** The stream holds something the log cannot deliver (a deleted entry, a non-JSON message). */
-class LogDataError extends Error {}
+class LogDataError extends Error {
+  override name = 'LogDataError';
+}
 
 /** A running subscription; entries come in seq order with no gaps, the handler is awaited, and
  * entries already received when the handler is free are delivered together (≤ maxBatch). */
@@ -139,7 +143,11 @@ export class JetStreamFollower<C> implements LogSubscription {
   }
 
   async #assertNotTrimmed(): Promise<void> {
-    const { state } = await this.source.jsm.streams.info(this.source.stream);
+    const info = await this.source.jsm.streams.info(this.source.stream).catch((err: unknown) => {
+      const code = (err as { api_error?: { err_code?: number } }).api_error?.err_code;
+      throw code === STREAM_NOT_FOUND ? new LogDataError(`stream ${this.source.stream} no longer exists`, { cause: err }) : err;
+    });
+    const { state } = info;
     const firstSeq = Math.max(state.first_seq, 1); // an empty, never written stream reports 0
     if (this.#next < firstSeq) throw new LogTrimmedError(this.#next - 1, firstSeq);
   }

@@ -4,6 +4,7 @@
 
 import {
   DiscardPolicy,
+  ErrorCode,
   Events,
   nanos,
   nuid,
@@ -69,6 +70,10 @@ const FOLLOW_BATCH = 256;
 const STREAM_NAME_IN_USE = 10058;
 const STREAM_NOT_FOUND = 10059;
 const TOO_FEW_SERVERS = new Set([10005, 10023, 10074]);
+/** "JetStream system temporarily unavailable" (no meta leader yet). */
+const JETSTREAM_NOT_READY = 10008;
+/** How long open() retries timeouts and JetStream not being ready. */
+const OPEN_DEADLINE_MS = 20_000;
 
 const encoder = new TextEncoder();
 
@@ -116,7 +121,7 @@ export class JetStreamLog<C = unknown> implements Log<C> {
     try {
       this.#jsm = await this.#opts.nc.jetstreamManager({ timeout: API_TIMEOUT_MS });
       this.#js = this.#opts.nc.jetstream({ timeout: API_TIMEOUT_MS });
-      this.#replicas = (await this.#ensureStream(this.#jsm)).config.num_replicas;
+      this.#replicas = (await this.#ensureStreamWithRetries(this.#jsm)).config.num_replicas;
     } catch (err) {
       this.#state = 'closed';
       throw err;
@@ -129,31 +134,44 @@ export class JetStreamLog<C = unknown> implements Log<C> {
    * Publishes the command and resolves with its sequence once JetStream acknowledged it (stored
    * on a quorum). `msgId` (default: a random one) deduplicates: the same msgId within two
    * minutes returns the first append's sequence and stores nothing. Throws LogUnavailableError
-   * at once when nothing can be sent, LogOutcomeUnknownError when no attempt was acknowledged
-   * within appendDeadlineMs.
+   * at once when nothing can be sent (RangeError when the command is over NATS's max_payload);
+   * after appendDeadlineMs without an ack, LogOutcomeUnknownError, or LogUnavailableError when
+   * every attempt was refused.
    */
   append(command: C, opts: { msgId?: string } = {}): Promise<number> {
     if (this.#state !== 'open') return Promise.reject(new LogUnavailableError(`JetStreamLog is ${this.#state}; nothing was appended`));
     const json = JSON.stringify(command);
     if (json === undefined) return Promise.reject(new TypeError('JetStreamLog: command is not JSON-serialisable'));
+    const data = encoder.encode(json);
+    const max = this.#opts.nc.info?.max_payload ?? Infinity;
+    if (data.length > max) return Promise.reject(new RangeError(`JetStreamLog: command of ${data.length} bytes is over NATS's max_payload (${max})`));
     if (!this.isConnected()) return Promise.reject(new LogUnavailableError('NATS is not connected; nothing was appended'));
-    const appending = this.#publish(encoder.encode(json), opts.msgId ?? nuid.next());
+    const appending = this.#publish(data, opts.msgId ?? nuid.next());
     this.#appending.add(appending);
     void appending.finally(() => this.#appending.delete(appending)).catch(() => {});
     return appending;
   }
 
+  /** Publishes until acknowledged. The outcome is unknown once an attempt may have reached the
+   * stream (a timeout, a lost connection); it is known to be "not appended" while every attempt
+   * was refused (no responders, a JetStream error reply). */
   async #publish(data: Uint8Array, msgID: string): Promise<number> {
     const js = this.#js!;
     const deadline = Date.now() + this.#deadlineMs;
+    let maybeStored = false;
     for (let attempt = 0; ; attempt++) {
       try {
         const timeout = Math.max(1, Math.min(ATTEMPT_TIMEOUT_MS, deadline - Date.now()));
         return (await js.publish(this.#opts.subject, data, { msgID, timeout })).seq;
       } catch (err) {
+        maybeStored ||= !isRefusal(err);
         const wait = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)];
-        if (this.#opts.nc.isClosed() || Date.now() + wait >= deadline) throw new LogOutcomeUnknownError(msgID, { cause: err });
-        await new Promise((resolve) => setTimeout(resolve, wait));
+        if (!this.#opts.nc.isClosed() && Date.now() + wait < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, wait));
+          continue;
+        }
+        if (maybeStored) throw new LogOutcomeUnknownError(msgID, { cause: err });
+        throw new LogUnavailableError(`JetStream refused every attempt for ${this.#deadlineMs} ms; nothing was appended`, { cause: err });
       }
     }
   }
@@ -198,6 +216,23 @@ export class JetStreamLog<C = unknown> implements Log<C> {
     (this.#status as { stop?: () => void } | null)?.stop?.();
     this.#status = null;
     this.#state = 'closed';
+  }
+
+  /** Concurrent creates of one stream by several nodes can leave a request unanswered (seen with
+   * nats-server 2.9): transient failures are retried, the outcome read back with stream info. */
+  async #ensureStreamWithRetries(jsm: JetStreamManager): Promise<StreamInfo> {
+    const deadline = Date.now() + OPEN_DEADLINE_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#ensureStream(jsm);
+      } catch (err) {
+        const code = apiErrorCode(err);
+        const definite = code !== undefined && code !== JETSTREAM_NOT_READY;
+        const wait = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)];
+        if (definite || this.#opts.nc.isClosed() || Date.now() + wait > deadline) throw err;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   }
 
   async #ensureStream(jsm: JetStreamManager): Promise<StreamInfo> {
@@ -262,6 +297,12 @@ export class JetStreamLog<C = unknown> implements Log<C> {
       }
     })().catch(() => {});
   }
+}
+
+/** The attempt was answered with a refusal, so it stored nothing: nobody listened on the subject
+ * (a stream leader election), or JetStream replied with an error. */
+function isRefusal(err: unknown): boolean {
+  return (err as { code?: string } | null)?.code === ErrorCode.NoResponders || apiErrorCode(err) !== undefined;
 }
 
 function apiErrorCode(err: unknown): number | undefined {

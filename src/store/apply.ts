@@ -2,7 +2,7 @@
 // cascades and index maintenance. Reads only the transaction; never the clock or randomness.
 
 import { ApiError, fieldError } from '../errors.js';
-import type { Command, Entity, Op } from '../domain/commands.js';
+import { recordFingerprint, type Command, type Entity, type Op } from '../domain/commands.js';
 import { RESOURCES, resourceOf } from '../domain/registry.js';
 import { fieldsOf, perDeclaration, roleFields, type ResourceDecl } from '../domain/resource.js';
 import { syncEntity, syncPolicy, unlinkEntity, unlinkPolicy } from './access-index.js';
@@ -19,8 +19,23 @@ export async function applyCommand(tx: Transaction, command: Command, countOf?: 
   const bump = (kind: string, delta: number) => counts.set(kind, (counts.get(kind) ?? 0) + delta);
   const count = async (kind: string) => (countOf ? countOf(kind) : Number((await tx.get(countKey(kind))) ?? 0)) + (counts.get(kind) ?? 0);
   const ctx: ApplyContext = { tx, at: command.at, bump, count };
+  await checkExpectations(tx, command.ops);
   for (const op of command.ops) await applyOp(ctx, op);
   return counts;
+}
+
+/** 409 STALE_WRITE when an op's `expect` is not the fingerprint of the record the command meets.
+ * Checked for every op before any runs: the actor read all of them before this command, so an
+ * earlier op of the same command changing the entity does not make a later one stale. A record
+ * that is gone is left to the op itself (NOT_FOUND, or nothing with ifExists). */
+async function checkExpectations(tx: Transaction, ops: Op[]): Promise<void> {
+  for (const op of ops) {
+    if ((op.op !== 'update' && op.op !== 'set' && op.op !== 'delete') || op.expect === undefined) continue;
+    const stored = await readEntity(tx, op.kind, op.op === 'update' ? op.record.id : op.id);
+    if (stored && recordFingerprint(stored) !== op.expect) {
+      throw new ApiError('STALE_WRITE', { field: 'id', value: stored.id, reason: `the ${op.kind} entity changed while this write was prepared` });
+    }
+  }
 }
 
 /** What every step of one command's apply shares: its transaction, its time and its counts. */

@@ -61,6 +61,11 @@ export class Replica {
   /** Emits 'applied' (AppliedEvent) after each command is committed to the store. */
   readonly events = new EventEmitter();
 
+  /** Cluster mode: a store that refuses a write stops the apply loop (the error propagates)
+   * instead of recording the entry as rejected, which only this node would do: a node that
+   * cannot apply stops serving rather than diverging from its peers. */
+  failOnStoreError = false;
+
   constructor(readonly kv: KvStore) {
     this.events.setMaxListeners(100);
   }
@@ -100,12 +105,13 @@ export class Replica {
     const deltas = new Map<string, number>();
     const results: ApplyResult[] = [];
     const countOf = (kind: string) => this.count(kind) + (deltas.get(kind) ?? 0);
-    for (const entry of entries) results.push(await this.applyEntry(tx, entry.command, countOf, deltas));
+    for (const entry of entries) results.push(isExpired(entry) ? EXPIRED : await this.applyEntry(tx, entry.command, countOf, deltas));
     this.stageCounts(tx, deltas);
     tx.put(APPLIED_SEQ_KEY, String(entries[entries.length - 1].seq));
     try {
       await this.commit(tx);
     } catch (err) {
+      if (this.failOnStoreError) throw err;
       // The store refused the run as a whole (nothing was written): find the entry it refuses.
       if (entries.length > 1) {
         for (const entry of entries) await this.applyRun([entry]);
@@ -318,3 +324,14 @@ function deepFreeze<T>(value: T): T {
   for (const inner of Object.values(value)) deepFreeze(inner);
   return Object.freeze(value);
 }
+
+/** A command stored after its expiry (by the log's own timestamp, the same on every node) is
+ * refused: its proposer's requester was told the outcome is unknown and then that it failed. */
+function isExpired(entry: LogEntry<Command>): boolean {
+  return entry.timeMs !== undefined && entry.command.expires !== undefined && entry.timeMs > Date.parse(entry.command.expires);
+}
+
+const EXPIRED: ApplyResult = {
+  ok: false,
+  error: new ApiError('TIMEOUT', { code: 'EXPIRED', message: 'the command reached the log after its expiry and was not applied' }).toWire(),
+};

@@ -3,8 +3,8 @@
 // nodes on one stream, msgId deduplication, fast failure while disconnected, a server crash.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { connect, nuid, type NatsConnection } from 'nats';
+import { after, before, test, type TestContext } from 'node:test';
+import { connect, nuid, type NatsConnection, type Subscription } from 'nats';
 import { JetStreamLog, LogOutcomeUnknownError, LogTrimmedError, LogUnavailableError } from '../../src/log/jetstream-log.js';
 import type { LogEntry } from '../../src/log/log.js';
 import { startNatsCluster, type NatsClusterHandle } from '../support/nats-cluster.js';
@@ -147,6 +147,25 @@ test('jetstream-log - following from before the first stored entry fails with Lo
   }
 });
 
+test('jetstream-log - an append nobody stored is LogUnavailableError; one that may have been is LogOutcomeUnknownError', async () => {
+  const nc = started(singleNc);
+  const { stream, subject } = names();
+  const log = new JetStreamLog({ nc, stream, subject, appendDeadlineMs: 400 });
+  await log.open();
+  let silent: Subscription | undefined;
+  try {
+    await assert.rejects(log.append({ big: 'x'.repeat(2 * 1024 * 1024) }), RangeError);
+    await deleteStream(nc, stream); // now nobody listens on the subject: every attempt is refused
+    await assert.rejects(log.append({ i: 1 }), (err: unknown) => err instanceof LogUnavailableError && /refused every attempt/.test(err.message));
+    silent = nc.subscribe(subject, { callback: () => {} }); // receives every attempt, never answers
+    await nc.flush();
+    await assert.rejects(log.append({ i: 2 }, { msgId: 'm-2' }), (err: unknown) => err instanceof LogOutcomeUnknownError && err.msgId === 'm-2' && /unknown/.test(err.message));
+  } finally {
+    silent?.unsubscribe();
+    await log.close();
+  }
+});
+
 /** Resolves whether `promise` has settled once pending I/O callbacks had a turn (no waiting on I/O). */
 async function settledAtOnce(promise: Promise<unknown>): Promise<boolean> {
   let settled = false;
@@ -189,22 +208,36 @@ test('jetstream-log - while NATS is down appends and lastSeq fail at once; after
   }
 });
 
-test('jetstream-log - the stream leader crashes while 200 entries are appended: every ack is kept, once, in order', async (t) => {
+/** Appends 200 entries from four workers (retrying each with its msgId, as a proposer would)
+ * while the stream leader is killed; `clientOnLeader` puts the appending connection on it too. */
+async function crashLeaderUnderLoad(t: TestContext, clientOnLeader: boolean): Promise<void> {
   const c = started(cluster);
   const { stream, subject } = names();
-  const nc = await connect({ servers: c.urls, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+  const creator = new JetStreamLog({ nc: started(clusterNc), stream, subject });
+  await creator.open();
+  await creator.close();
+  const jsm = await started(clusterNc).jetstreamManager();
+  const leader = (await jsm.streams.info(stream)).cluster?.leader;
+  const crashed = c.names.indexOf(leader ?? '');
+  assert.ok(crashed >= 0, `stream leader ${leader} is one of ${c.names.join(', ')}`);
+  const first = clientOnLeader ? crashed : (crashed + 1) % c.urls.length;
+  const urls = [c.urls[first], ...c.urls.filter((_, i) => i !== first)];
+  const nc = await connect({ servers: urls, noRandomize: true, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
   const log = new JetStreamLog({ nc, stream, subject, appendDeadlineMs: 20_000 });
-  let crashed = -1;
+  const acked = new Map<number, string>();
+  let killed = false;
   try {
     await log.open();
-    const followed: LogEntry[] = [];
-    const sub = log.followBatches(0, async (run) => void followed.push(...run));
-    const leader = (await (await nc.jetstreamManager()).streams.info(stream)).cluster?.leader;
-    crashed = c.names.indexOf(leader ?? '');
-    assert.ok(crashed >= 0, `stream leader ${leader} is one of ${c.names.join(', ')}`);
-    const acked = new Map<number, string>();
-    let failures = 0;
-    /** Appends one command until acknowledged, retrying with its msgId as a proposer would. */
+    // three followers: each reads through its own consumer, placed on some server of the stream
+    const followers = [0, 1, 2].map(() => {
+      const seen: LogEntry[] = [];
+      return { seen, sub: log.followBatches(0, async (run) => void seen.push(...run)) };
+    });
+    acked.set(await log.append({ id: 'first' }, { msgId: 'first' }), 'first');
+    await waitFor(() => followers.every((f) => f.seen.length === 1), 'followers started');
+    const consumerHosts: string[] = [];
+    for await (const ci of jsm.consumers.list(stream)) consumerHosts.push(ci.cluster?.leader ?? '?');
+    const errors: string[] = [];
     const appendOnce = async (id: string): Promise<void> => {
       for (;;) {
         try {
@@ -212,7 +245,7 @@ test('jetstream-log - the stream leader crashes while 200 entries are appended: 
           return;
         } catch (err) {
           assert.ok(err instanceof LogUnavailableError || err instanceof LogOutcomeUnknownError, String(err));
-          failures++;
+          errors.push(err.name);
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
       }
@@ -221,27 +254,43 @@ test('jetstream-log - the stream leader crashes while 200 entries are appended: 
       for (let i = 0; i < 50; i++) await appendOnce(`w${w}-${i}`);
     };
     const load = Promise.all([0, 1, 2, 3].map(worker));
-    await waitFor(() => acked.size >= 50, '50 acks before the crash', 20_000);
+    await waitFor(() => acked.size >= 51, '50 acks before the crash', 20_000);
     await c.killServer(crashed);
+    killed = true;
+    const killedAt = performance.now();
+    const ackedAtKill = acked.size - 1;
     await load;
-    assert.equal(acked.size, 200);
+    const loadMs = performance.now() - killedAt;
+    assert.equal(acked.size, 201);
     const seqs = [...acked.keys()].sort((a, b) => a - b);
-    assert.deepEqual(seqs, Array.from({ length: 200 }, (_, i) => i + 1), 'acked seqs are distinct and gap-free');
-    await waitFor(() => followed.length >= 200, 'the follower got all 200', 20_000);
-    await sub.close();
-    assert.deepEqual(followed.map((e) => e.seq), seqs);
-    assert.deepEqual(followed.map((e) => (e.command as { id: string }).id), seqs.map((s) => acked.get(s)));
-    assert.ok(followed.every((e) => Number.isSafeInteger(e.timeMs) && e.timeMs! > 0), 'entries carry their time');
-    assert.equal(await log.lastSeq(), 200);
-    const leaderNow = (await (await nc.jetstreamManager()).streams.info(stream)).cluster?.leader;
+    assert.deepEqual(seqs, Array.from({ length: 201 }, (_, i) => i + 1), 'acked seqs are distinct and gap-free');
+    await waitFor(() => followers.every((f) => f.seen.length >= 201), 'every follower got all 201', 20_000);
+    for (const { seen, sub } of followers) {
+      await sub.close();
+      assert.deepEqual(seen.map((e) => e.seq), seqs);
+      assert.deepEqual(seen.map((e) => (e.command as { id: string }).id), seqs.map((s) => acked.get(s)));
+      assert.ok(seen.every((e) => Number.isSafeInteger(e.timeMs) && e.timeMs! > 0), 'entries carry their time');
+    }
+    assert.equal(await log.lastSeq(), 201);
+    const leaderNow = (await jsm.streams.info(stream)).cluster?.leader;
     assert.notEqual(leaderNow, leader);
-    t.diagnostic(`leader ${leader} crashed; new leader ${leaderNow}; ${failures} attempts retried`);
+    t.diagnostic(`leader ${leader} crashed after ${ackedAtKill} acks; new leader ${leaderNow}; the other ${200 - ackedAtKill} ` +
+      `took ${loadMs.toFixed(0)} ms; failed attempts retried: ${errors.length} (${[...new Set(errors)].join(', ')}); ` +
+      `follower consumers were on ${consumerHosts.join(', ')}`);
   } finally {
     await log.close();
-    if (crashed >= 0) await c.restartServer(crashed);
-    await deleteStream(nc, stream);
     await nc.close();
+    if (killed) await c.restartServer(crashed);
+    await deleteStream(started(clusterNc), stream);
   }
+}
+
+test('jetstream-log - the stream leader crashes while 200 entries are appended: every ack is kept, once, in order, and every follower reads them', async (t) => {
+  await crashLeaderUnderLoad(t, false);
+});
+
+test('jetstream-log - the same when the appending node is connected to the crashing leader', async (t) => {
+  await crashLeaderUnderLoad(t, true);
 });
 
 test('jetstream-log - catch-up reading speed (diagnostic)', async (t) => {

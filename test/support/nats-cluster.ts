@@ -18,7 +18,8 @@ export interface NatsClusterHandle {
   stopServer(i: number): Promise<void>;
   /** Kills server `i` (SIGKILL, a crash; its store is kept) and waits until it has exited. */
   killServer(i: number): Promise<void>;
-  /** Starts server `i` again on its ports with its store. */
+  /** Starts server `i` again on its ports with its store; resolves once JetStream can place an
+   * R<size> stream again. */
   restartServer(i: number): Promise<void>;
   /** Is server `i` running? */
   isRunning(i: number): boolean;
@@ -74,7 +75,11 @@ export async function startNatsCluster(size = 3): Promise<NatsClusterHandle> {
     names,
     stopServer: (i) => stopServer(i),
     killServer: (i) => stopServer(i, true),
-    restartServer: (i) => (servers[i] ? Promise.resolve() : start(i)),
+    restartServer: async (i) => {
+      if (servers[i]) return;
+      await start(i);
+      await waitForJetStream(urls, size);
+    },
     isRunning: (i) => servers[i] !== null,
     stop,
   };

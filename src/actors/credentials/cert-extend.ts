@@ -3,7 +3,7 @@
 // still logs in); `extend-verify` puts the new certificate in force (the old one stops working).
 
 import { createHash } from 'node:crypto';
-import type { Entity } from '../../domain/commands.js';
+import { recordFingerprint, type Entity } from '../../domain/commands.js';
 import { ApiError } from '../../errors.js';
 import type { ActorMessage } from '../actor-host.js';
 import { nodeCaOf } from './cert-login.js';
@@ -25,7 +25,7 @@ export async function extendCertificate(deps: CredentialDeps, identityId: string
   const signed = await signWithNodeCa(deps, csrPem, 'client', { oldCertPem: authenticator.certPem });
   const at = new Date().toISOString();
   const fields = { unverifiedCertPem: signed.certPem, unverifiedFingerprint: signed.fingerprint, updatedAt: at };
-  await deps.proposer.propose([{ op: 'set', kind: 'authenticators', id: authenticator.id, fields }], at);
+  await deps.proposer.propose([{ op: 'set', kind: 'authenticators', id: authenticator.id, fields, expect: recordFingerprint(authenticator) }], at);
   return { clientCert: signed.certPem, ca: deps.signer.caCertPem };
 }
 
@@ -52,7 +52,7 @@ export async function verifyExtendedCertificate(deps: CredentialDeps, identityId
     publicKeyPrint,
     updatedAt: at,
   };
-  await deps.proposer.propose([{ op: 'set', kind: 'authenticators', id: authenticator.id, fields }], at);
+  await deps.proposer.propose([{ op: 'set', kind: 'authenticators', id: authenticator.id, fields, expect: recordFingerprint(authenticator) }], at);
   return {};
 }
 

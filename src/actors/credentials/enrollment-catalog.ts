@@ -3,7 +3,7 @@
 // one-outstanding-enrollment-per-method rule.
 
 import { X509Certificate } from 'node:crypto';
-import type { Entity } from '../../domain/commands.js';
+import { recordFingerprint, type Entity } from '../../domain/commands.js';
 import { resourceOf } from '../../domain/registry.js';
 import type { EnrollmentMethod } from '../../domain/resources/enrollments.js';
 import { validateBody } from '../../domain/validate.js';
@@ -57,7 +57,7 @@ export class EnrollmentCatalog extends CatalogActor {
     const spec = { ...(old as unknown as EnrollmentSpec), expiresAt };
     const at = new Date().toISOString();
     const fields = { expiresAt, ...(await enrollmentToken(this.deps, spec)), updatedAt: at };
-    await this.deps.proposer.propose([{ op: 'set', kind: KIND, id, fields }], at);
+    await this.deps.proposer.propose([{ op: 'set', kind: KIND, id, fields, expect: recordFingerprint(old) }], at);
     return { id };
   }
 
@@ -82,7 +82,8 @@ export class EnrollmentCatalog extends CatalogActor {
     await refuseOutstanding(replica, identityId, spec.method);
     const at = new Date().toISOString();
     const record = await buildEnrollment(this.deps, id, spec, at);
-    await proposer.propose([{ op: 'create', kind: KIND, record }, { op: 'delete', kind: 'authenticators', id: authenticatorId }], at);
+    const expect = recordFingerprint(authenticator);
+    await proposer.propose([{ op: 'create', kind: KIND, record }, { op: 'delete', kind: 'authenticators', id: authenticatorId, expect }], at);
     return { id };
   }
 

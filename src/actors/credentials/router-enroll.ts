@@ -3,6 +3,7 @@
 // router becomes verified and its client certificate's fingerprint is what identifies it. An
 // enrolled router renews both with `/enroll/extend/router`, proving itself by that certificate.
 
+import { recordFingerprint } from '../../domain/commands.js';
 import { resourceOf } from '../../domain/registry.js';
 import { ApiError } from '../../errors.js';
 import type { ActorMessage } from '../actor-host.js';
@@ -32,7 +33,7 @@ export async function enrollRouter(deps: CredentialDeps, kind: string, id: strin
     isVerified: true, fingerprint: certs.fingerprint, enrollmentToken: null, enrollmentJwt: null, enrollmentCreatedAt: null, enrollmentExpiresAt: null, updatedAt: at,
   };
   if ('certPem' in resourceOf(kind).fields) fields.certPem = certs.cert;
-  await deps.proposer.propose([{ op: 'set', kind, id, fields }], at);
+  await deps.proposer.propose([{ op: 'set', kind, id, fields, expect: recordFingerprint(router) }], at);
   return { ca: certs.ca, cert: certs.cert, serverCert: certs.serverCert };
 }
 
@@ -46,7 +47,7 @@ export async function extendRouterEnrollment(deps: CredentialDeps, kind: string,
   const at = new Date().toISOString();
   const fields: Record<string, unknown> = { fingerprint: certs.fingerprint, updatedAt: at };
   if ('certPem' in resourceOf(kind).fields) fields.certPem = certs.cert;
-  await deps.proposer.propose([{ op: 'set', kind, id, fields }], at);
+  await deps.proposer.propose([{ op: 'set', kind, id, fields, expect: recordFingerprint(router) }], at);
   return { ca: certs.ca, cert: certs.cert, serverCert: certs.serverCert };
 }
 

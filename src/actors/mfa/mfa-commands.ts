@@ -3,7 +3,7 @@
 // times are decided here, before the ops are proposed.
 
 import { randomBytes } from 'node:crypto';
-import type { Entity, Op } from '../../domain/commands.js';
+import { recordFingerprint, type Entity, type Op } from '../../domain/commands.js';
 import { newId } from '../../domain/ids.js';
 import {
   RECOVERY_CODE_BYTES,
@@ -111,7 +111,9 @@ async function regenerateCodes(ctx: MfaCommandContext, code: string): Promise<Re
   if (!mfa || mfa.isVerified !== true) throw new ApiError('NOT_FOUND');
   const at = new Date().toISOString();
   checkCode(mfa, code, at);
-  await ctx.proposer.propose([{ op: 'set', kind: 'mfas', id: mfa.id, fields: { recoveryCodes: newRecoveryCodes(), updatedAt: at } }], at);
+  // Expects the record the code was checked against: a recovery code proves the caller once.
+  const fields = { recoveryCodes: newRecoveryCodes(), updatedAt: at };
+  await ctx.proposer.propose([{ op: 'set', kind: 'mfas', id: mfa.id, fields, expect: recordFingerprint(mfa) }], at);
   return {};
 }
 
@@ -121,7 +123,7 @@ async function deleteOwn(ctx: MfaCommandContext, code: string): Promise<Record<s
   if (!mfa) throw new ApiError('NOT_FOUND');
   const at = new Date().toISOString();
   if (mfa.isVerified === true) checkCode(mfa, code, at);
-  await ctx.proposer.propose([{ op: 'delete', kind: 'mfas', id: mfa.id }, ...(await clearPassedMfa(ctx))], at);
+  await ctx.proposer.propose([{ op: 'delete', kind: 'mfas', id: mfa.id, expect: recordFingerprint(mfa) }, ...(await clearPassedMfa(ctx))], at);
   return {};
 }
 
@@ -137,15 +139,16 @@ async function removeByAdmin(ctx: MfaCommandContext): Promise<Record<string, nev
 }
 
 /**
- * Accepts a recovery code (consumed: the returned op removes it) or a TOTP code (no op);
- * anything else is 400 MFA_INVALID_TOKEN.
+ * Accepts a recovery code (consumed: the returned op removes it, expecting the record it was
+ * found in, so two requests cannot both spend it) or a TOTP code (no op); anything else is 400
+ * MFA_INVALID_TOKEN.
  */
 function checkCode(mfa: Entity, code: string, at: string): Op[] {
   const codes = Array.isArray(mfa.recoveryCodes) ? (mfa.recoveryCodes as string[]) : [];
   const used = code === '' ? -1 : codes.indexOf(code);
   if (used >= 0) {
     const left = codes.filter((_, i) => i !== used);
-    return [{ op: 'set', kind: 'mfas', id: mfa.id, fields: { recoveryCodes: left, updatedAt: at } }];
+    return [{ op: 'set', kind: 'mfas', id: mfa.id, fields: { recoveryCodes: left, updatedAt: at }, expect: recordFingerprint(mfa) }];
   }
   if (verifyTotp(String(mfa.secret), code, mfaNow())) return [];
   throw new ApiError('MFA_INVALID_TOKEN');

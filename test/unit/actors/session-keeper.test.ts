@@ -1,11 +1,13 @@
 // Sliding API-session expiry: activity extends a session, idle ones are swept, activity is
-// flushed to the log so restarts and other nodes see it.
+// flushed to the log so restarts and other nodes see it, and a sweep spares a session whose
+// activity another node flushed while the sweep prepared its deletes.
 
 import assert from 'node:assert/strict';
 import { memoryStore } from '../../support/memory-store.js';
 import { describe, it } from 'node:test';
+import type { Proposer } from '../../../src/actors/proposer.js';
 import { SessionKeeper } from '../../../src/actors/session-keeper.js';
-import type { Entity } from '../../../src/domain/commands.js';
+import type { Entity, Op } from '../../../src/domain/commands.js';
 
 async function setup() {
   const { replica, proposer } = await memoryStore();
@@ -44,6 +46,24 @@ describe('SessionKeeper', () => {
     await keeper.sweep(at + 40 * 60_000);
     assert.ok(await replica.get('api-sessions', 's1'));
     assert.equal(await replica.get('api-sessions', 's2'), undefined);
+  });
+
+  it('keeps a session whose activity another node flushed while the sweep prepared its deletes', async () => {
+    const { replica, proposer, at } = await setup();
+    const proposed: Op[][] = [];
+    // Ahead of the sweep's first proposal, another node writes activity of s1 (a flush).
+    const racing = {
+      async propose(ops: Op[], when?: string): Promise<number> {
+        if (proposed.push(ops) === 1) {
+          await proposer.propose([{ op: 'set', kind: 'api-sessions', id: 's1', fields: { lastActivityAt: new Date(at + 35 * 60_000).toISOString() }, ifExists: true }]);
+        }
+        return proposer.propose(ops, when);
+      },
+    } as Proposer;
+    await new SessionKeeper(replica, racing, { timeoutMinutes: 30 }).sweep(at + 40 * 60_000);
+    assert.ok(await replica.get('api-sessions', 's1'));
+    assert.equal(await replica.get('api-sessions', 's2'), undefined);
+    assert.deepEqual(proposed.map((ops) => ops.map((op) => (op.op === 'delete' ? op.id : op.op))), [['s1', 's2'], ['s1'], ['s2']]);
   });
 
   it('flushes activity into the replicated record', async () => {
