@@ -1,29 +1,30 @@
 #!/usr/bin/env node
-// The test command: makes sure a real nats-server is available (installing Debian's package
-// when missing), runs every compiled test file with node's test runner, then the API tests
-// once more with every test node on the NATS bus and once in cluster mode, and prints the
-// combined count.
+// The test command: makes sure a real nats-server and HAProxy are available (installing
+// Debian's packages when missing), runs every compiled test file with node's test runner, then
+// the API tests once more with every test node on the NATS bus and once in cluster mode, then
+// the cluster tests (real processes, one file at a time), and prints the combined count.
 
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-function findNats() {
-  const candidates = [process.env.NATS_SERVER_BIN, '/usr/bin/nats-server', '/usr/sbin/nats-server', '/usr/local/bin/nats-server'];
-  for (const dir of (process.env.PATH ?? '').split(':')) if (dir) candidates.push(join(dir, 'nats-server'));
+function findBinary(name, envVar) {
+  const candidates = [process.env[envVar], `/usr/bin/${name}`, `/usr/sbin/${name}`, `/usr/local/bin/${name}`, `/usr/local/sbin/${name}`];
+  for (const dir of (process.env.PATH ?? '').split(':')) if (dir) candidates.push(join(dir, name));
   return candidates.find((c) => c && existsSync(c));
 }
 
-function ensureNats() {
-  let bin = findNats();
+/** The binary's path; installs the Debian package of that name when it is missing. */
+function ensureBinary(name, envVar) {
+  let bin = findBinary(name, envVar);
   if (bin) return bin;
-  console.log('nats-server not found: installing the Debian package nats-server');
+  console.log(`${name} not found: installing the Debian package ${name}`);
   const sudo = process.getuid && process.getuid() === 0 ? [] : ['sudo'];
   const run = (args) => execFileSync(sudo.length ? 'sudo' : args[0], sudo.length ? args : args.slice(1), { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   run(['apt-get', 'update']);
-  run(['apt-get', 'install', '-y', 'nats-server']);
-  bin = findNats();
-  if (!bin) throw new Error('nats-server is still missing after apt-get install nats-server');
+  run(['apt-get', 'install', '-y', name]);
+  bin = findBinary(name, envVar);
+  if (!bin) throw new Error(`${name} is still missing after apt-get install ${name}`);
   return bin;
 }
 
@@ -38,9 +39,9 @@ function testFiles(dir) {
 }
 
 /** Runs node's test runner on files, streaming its output; resolves to its exit code and counts. */
-function runTests(files, extraEnv) {
+function runTests(files, extraEnv, concurrency = 2) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...files], {
+    const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...files], {
       stdio: ['inherit', 'pipe', 'inherit'],
       env: { ...process.env, ...extraEnv },
     });
@@ -51,16 +52,21 @@ function runTests(files, extraEnv) {
     });
     child.once('close', (code) => {
       const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(out)?.[1] ?? 0);
-      resolve({ status: code ?? 1, passed: count('pass'), failed: count('fail') });
+      // A test that timed out is reported as cancelled: it counts as failed.
+      resolve({ status: code ?? 1, passed: count('pass'), failed: count('fail') + count('cancelled') });
     });
   });
 }
 
-const natsBin = ensureNats();
+const isCluster = (f) => /(^|\/)cluster\//.test(f);
 const only = process.argv.slice(2);
-const files = only.length > 0 ? only : testFiles('dist/test');
-const env = { NATS_SERVER_BIN: natsBin };
-const runs = [await runTests(files, env)];
+const all = only.length > 0 ? only : testFiles('dist/test');
+const files = all.filter((f) => !isCluster(f));
+const clusterFiles = all.filter(isCluster);
+const env = { NATS_SERVER_BIN: ensureBinary('nats-server', 'NATS_SERVER_BIN') };
+if (clusterFiles.length > 0) env.HAPROXY_BIN = ensureBinary('haproxy', 'HAPROXY_BIN');
+const runs = [];
+if (files.length > 0) runs.push(await runTests(files, env));
 if (only.length === 0) {
   // The whole API suite again, every test node on its own real nats-server (the shared suites
   // in memory-bus/nats-bus.test.js already run over both buses).
@@ -70,6 +76,11 @@ if (only.length === 0) {
   // And once more with every test node a one-node cluster (JetStream log, shards, read barrier).
   console.log('\nAPI tests again in cluster mode (WEFT_TEST_BUS=cluster)\n');
   runs.push(await runTests(api, { ...env, WEFT_TEST_BUS: 'cluster' }));
+}
+if (clusterFiles.length > 0) {
+  // Each file starts its own nats-servers, nodes and HAProxy: one file at a time.
+  console.log('\nCluster tests: real nats-server, Weft node and HAProxy processes, one file at a time\n');
+  runs.push(await runTests(clusterFiles, env, 1));
 }
 const passed = runs.reduce((n, r) => n + r.passed, 0);
 const failed = runs.reduce((n, r) => n + r.failed, 0);

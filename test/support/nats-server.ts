@@ -153,3 +153,24 @@ function isExecutable(path: string): boolean {
     return false;
   }
 }
+
+/** `count` distinct free loopback ports (all held open at once while probing, then released). */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => createServer());
+  try {
+    return await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<number>((resolve, reject) => {
+            server.once('error', reject);
+            server.listen(0, '127.0.0.1', () => {
+              const address = server.address();
+              resolve(typeof address === 'object' && address ? address.port : 0);
+            });
+          }),
+      ),
+    );
+  } finally {
+    await Promise.all(servers.map((server) => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()))));
+  }
+}

@@ -26,6 +26,8 @@ export interface RequestOptions {
   raw?: string;
   token?: string;
   headers?: Record<string, string>;
+  /** Abort the request after this many milliseconds (the fetch then rejects). */
+  timeoutMs?: number;
 }
 
 export class ApiClient {
@@ -43,7 +45,15 @@ export class ApiClient {
       headers['content-type'] = 'application/json';
     }
     if (opts.token) headers['zt-session'] = opts.token;
-    const res = await fetch(`${this.base}${path}`, { method, headers, body, dispatcher: this.dispatcher } as RequestInit);
+    const signal = opts.timeoutMs === undefined ? undefined : AbortSignal.timeout(opts.timeoutMs);
+    let res: Response;
+    try {
+      res = await fetch(`${this.base}${path}`, { method, headers, body, signal, dispatcher: this.dispatcher } as RequestInit);
+    } catch (err) {
+      // undici says only "fetch failed"; the reason (refused, reset, certificate) is its cause.
+      const reason = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
+      throw new Error(`${method} ${this.base}${path}: ${reason}`, { cause: err });
+    }
     const text = await res.text();
     let parsed: unknown;
     try {

@@ -1,0 +1,98 @@
+// Weft nodes dying and restarting under a write load through HAProxy: `kill -9` of one node
+// loses no acknowledged write and the survivors take writes again within 5 s; a rolling restart
+// of all three nodes loses nothing; a killed node comes back and catches up.
+
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { startCluster, type Cluster } from '../support/cluster.js';
+import {
+  acknowledged,
+  assertAllReadable,
+  assertNoneCommitted,
+  createProbeTargets,
+  describeLoad,
+  failedByAnswer,
+  lateAnswers,
+  probeWrites,
+  problemOf,
+  sleep,
+  startWriteLoad,
+} from '../support/write-load.js';
+
+const WRITERS = 8;
+
+describe('Weft nodes failing under write load', () => {
+  let cluster: Cluster;
+  let token: string;
+  /** Identities spread over shards: every survivor must PATCH each of them after a kill. */
+  let targets: string[];
+
+  before(async () => {
+    cluster = await startCluster();
+    token = await cluster.setUp(() => cluster.login());
+    targets = await cluster.setUp(() => createProbeTargets(cluster.lb, token, 12));
+  }, { timeout: 180_000 });
+  after(async () => {
+    await cluster?.close();
+  });
+  afterEach((t) => cluster?.reportIfFailed(t));
+
+  it('kill -9 of one node during a write load loses no acknowledged write; the survivors take writes within 5 s', { timeout: 180_000 }, async () => {
+    await cluster.ensureAllRunning();
+    const load = startWriteLoad(() => cluster.lb, token, { writers: WRITERS, prefix: 'kill-node' });
+    await sleep(3_000);
+    const victim = cluster.nodes[1];
+    const survivors = cluster.nodes.filter((n) => n !== victim);
+    const killedAt = Date.now();
+    await victim.kill();
+    const probes = await Promise.all(survivors.map((n) => probeWrites(n.mgmt, token, targets, killedAt, 30_000)));
+    await sleep(Math.max(0, killedAt + 7_000 - Date.now()));
+    const outcomes = await load.stop();
+    console.log(`kill -9 ${victim.name}: ${describeLoad(outcomes)}`);
+
+    const ids = acknowledged(outcomes);
+    assert.ok(ids.length >= WRITERS, `the load got some writes acknowledged: ${describeLoad(outcomes)}`);
+    const problems: (string | undefined)[] = [];
+    problems.push(outcomes.some((o) => o.status === 201 && o.startedAt > killedAt) ? undefined : 'no write was acknowledged after the kill');
+    for (const node of survivors) {
+      problems.push(await problemOf(() => assertAllReadable(node.mgmt, token, ids, node.name)));
+      problems.push(await problemOf(() => assertNoneCommitted(node.mgmt, token, failedByAnswer(outcomes), node.name)));
+    }
+    survivors.forEach((node, i) => {
+      const p = probes[i];
+      const seen = `${node.name}: ${JSON.stringify(p)}`;
+      if (p.unanswered > 0) problems.push(`${p.unanswered} requests to a survivor got no answer within 5 s — ${seen}`);
+      if (p.resumedMs === undefined || p.resumedMs > 5_000) problems.push(`the probe writes did not all succeed on the survivor within 5 s of the kill — ${seen}`);
+    });
+    const late = lateAnswers(outcomes, killedAt, 5_000);
+    if (late.length > 0) problems.push(`${late.length} writes through the balancer were answered more than 5 s after the kill: ${late.slice(0, 5).join('; ')}`);
+
+    // The killed node starts again on its data dir and reads every acknowledged write.
+    problems.push(await problemOf(() => victim.start()));
+    if (victim.isRunning()) problems.push(await problemOf(() => assertAllReadable(victim.mgmt, token, ids, `${victim.name} after its restart`)));
+    assert.deepEqual(problems.filter(Boolean), [], describeLoad(outcomes));
+  });
+
+  it('a rolling restart of all three nodes under a write load loses no acknowledged write', { timeout: 240_000 }, async () => {
+    await cluster.ensureAllRunning();
+    const load = startWriteLoad(() => cluster.lb, token, { writers: WRITERS, prefix: 'rolling' });
+    await sleep(2_000);
+    for (const node of cluster.nodes) {
+      assert.equal(await node.stop(), 0, `${node.name} stops cleanly on SIGTERM`);
+      await node.start();
+      await cluster.waitBalanced();
+      await sleep(1_000);
+    }
+    const outcomes = await load.stop();
+    console.log(`rolling restart: ${describeLoad(outcomes)}`);
+
+    const ids = acknowledged(outcomes);
+    assert.ok(ids.length >= WRITERS, `the load got some writes acknowledged: ${describeLoad(outcomes)}`);
+    const problems: (string | undefined)[] = [];
+    for (const node of cluster.nodes) {
+      problems.push(await problemOf(() => assertAllReadable(node.mgmt, token, ids, node.name)));
+      problems.push(await problemOf(() => assertNoneCommitted(node.mgmt, token, failedByAnswer(outcomes), node.name)));
+    }
+    assert.deepEqual(problems.filter(Boolean), [], describeLoad(outcomes));
+  });
+});

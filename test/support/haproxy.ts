@@ -1,0 +1,145 @@
+// Test support: HAProxy (Debian's package) in TCP mode in front of the nodes' HTTPS ports:
+// roundrobin per connection, TLS passed through untouched, a TLS handshake as health check.
+
+import { existsSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { join } from 'node:path';
+import { spawnLogged, tailOf, type LoggedProcess } from './logged-process.js';
+
+const LOCATIONS = ['/usr/sbin/haproxy', '/usr/bin/haproxy', '/usr/local/sbin/haproxy'];
+const READY_TIMEOUT_MS = 10_000;
+
+/** A backend server: its name in the stats and its loopback HTTPS port. */
+export interface BalancedServer {
+  name: string;
+  port: number;
+}
+
+/** A running HAProxy. */
+export interface Balancer {
+  port: number;
+  /** https://127.0.0.1:<port> */
+  url: string;
+  /** Restarts HAProxy on the same port with this server list (how a new node is added). */
+  setServers(servers: BalancedServer[]): Promise<void>;
+  /** Connections each server got (`stot`) and whether its health check says UP. */
+  stats(): Promise<Map<string, { connections: number; up: boolean }>>;
+  /** Resolves once every named server's health check is UP (throws after `timeoutMs`). */
+  waitUp(names: string[], timeoutMs?: number): Promise<void>;
+  logPath: string;
+  stop(): Promise<void>;
+}
+
+/** HAPROXY_BIN, then the Debian locations; a clear error when missing. */
+export function findHaproxy(): string {
+  const found = [process.env.HAPROXY_BIN, ...LOCATIONS].find((p) => p && existsSync(p));
+  if (found) return found;
+  throw new Error(
+    'haproxy not found (looked at $HAPROXY_BIN, /usr/sbin, /usr/bin). The test command (`npm test`) installs ' +
+      "Debian's haproxy package when missing; to install it yourself run `apt-get install -y haproxy`.",
+  );
+}
+
+/** The configuration: one TCP frontend, one roundrobin backend, an HTTP stats listener. */
+export function haproxyConfig(port: number, statsPort: number, servers: BalancedServer[]): string {
+  return [
+    'global',
+    '  maxconn 1024',
+    '  nbthread 1',
+    'defaults',
+    '  mode tcp',
+    '  timeout connect 1s',
+    '  timeout client 60s',
+    '  timeout server 60s',
+    '  timeout check 2s',
+    // A connection refused by a dead node is tried again on another one.
+    '  retries 3',
+    '  option redispatch',
+    'frontend weft',
+    `  bind 127.0.0.1:${port}`,
+    '  default_backend nodes',
+    'backend nodes',
+    '  balance roundrobin',
+    '  default-server check check-ssl verify none inter 500 fall 2 rise 1',
+    ...servers.map((s) => `  server ${s.name} 127.0.0.1:${s.port}`),
+    'listen stats',
+    '  mode http',
+    `  bind 127.0.0.1:${statsPort}`,
+    '  stats enable',
+    '  stats uri /stats',
+    '',
+  ].join('\n');
+}
+
+/** Starts HAProxy on `port` (stats on `statsPort`) writing its config and log into `dir`. */
+export async function startHaproxy(dir: string, port: number, statsPort: number, servers: BalancedServer[]): Promise<Balancer> {
+  const bin = findHaproxy();
+  const configPath = join(dir, 'haproxy.cfg');
+  const logPath = join(dir, 'haproxy.log');
+  let proc: LoggedProcess | undefined;
+
+  const launch = async (list: BalancedServer[]) => {
+    writeFileSync(configPath, haproxyConfig(port, statsPort, list));
+    proc = spawnLogged(bin, ['-db', '-f', configPath], process.env, logPath, logPath);
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    while (!(await canConnect(port))) {
+      if (!proc.isRunning()) throw new Error(`haproxy exited at start:\n${tailOf(logPath)}`);
+      if (Date.now() > deadline) throw new Error(`haproxy did not listen on ${port}:\n${tailOf(logPath)}`);
+      await sleep(50);
+    }
+  };
+
+  const stats = async () => {
+    const res = await fetch(`http://127.0.0.1:${statsPort}/stats;csv`);
+    const lines = (await res.text()).split('\n');
+    const head = lines[0].replace(/^# /, '').split(',');
+    const col = (name: string) => head.indexOf(name);
+    const out = new Map<string, { connections: number; up: boolean }>();
+    for (const line of lines.slice(1)) {
+      const cells = line.split(',');
+      if (cells[col('pxname')] !== 'nodes' || cells[col('svname')] === 'BACKEND') continue;
+      out.set(cells[col('svname')], { connections: Number(cells[col('stot')]), up: cells[col('status')] === 'UP' });
+    }
+    return out;
+  };
+
+  await launch(servers);
+  return {
+    port,
+    url: `https://127.0.0.1:${port}`,
+    logPath,
+    stats,
+    async setServers(list) {
+      await proc?.stop('SIGTERM', 10_000);
+      await launch(list);
+    },
+    async waitUp(names, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const now = await stats().catch(() => new Map<string, { up: boolean }>());
+        const down = names.filter((n) => !now.get(n)?.up);
+        if (down.length === 0) return;
+        if (Date.now() > deadline) throw new Error(`haproxy: ${down.join(', ')} not UP after ${timeoutMs} ms`);
+        await sleep(100);
+      }
+    },
+    async stop() {
+      await proc?.stop('SIGTERM', 10_000).catch(() => proc?.kill());
+    },
+  };
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -1,0 +1,205 @@
+// Test support for the cluster's fault tests: a bounded write load (concurrent creates) that
+// records every outcome, probes of how soon a node takes writes again, and the checks that no
+// acknowledged write was lost and no write answered as failed was committed.
+
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import type { ApiClient } from './test-node.js';
+
+/** One create of the load: its name, when it started, how long it took, what came back. */
+export interface WriteOutcome {
+  name: string;
+  startedAt: number;
+  ms: number;
+  status?: number;
+  id?: string;
+  /** A network error or timeout: no answer, the outcome is unknown. */
+  error?: string;
+}
+
+export interface WriteLoad {
+  /** Stops the writers and resolves to every outcome once the requests in flight ended. */
+  stop(): Promise<WriteOutcome[]>;
+}
+
+/** Options of startWriteLoad. */
+export interface WriteLoadOptions {
+  writers?: number;
+  /** Names are `<prefix>-<writer>-<n>`. */
+  prefix: string;
+  /** Per request (default 20 s). */
+  timeoutMs?: number;
+}
+
+/** `writers` loops of POST /identities through `api` (called per request) until stopped. */
+export function startWriteLoad(api: () => ApiClient, token: string, opts: WriteLoadOptions): WriteLoad {
+  const outcomes: WriteOutcome[] = [];
+  let stopped = false;
+  const writer = async (w: number) => {
+    for (let n = 0; !stopped; n++) {
+      const name = `${opts.prefix}-${w}-${n}`;
+      const startedAt = Date.now();
+      const outcome: WriteOutcome = { name, startedAt, ms: 0 };
+      try {
+        const res = await api().request('POST', '/identities', { body: { name, type: 'User', isAdmin: false }, token, timeoutMs: opts.timeoutMs ?? 20_000 });
+        outcome.status = res.status;
+        if (res.status === 201) outcome.id = res.body?.data?.id;
+      } catch (err) {
+        outcome.error = (err as Error).message;
+      }
+      outcome.ms = Date.now() - startedAt;
+      outcomes.push(outcome);
+      if (outcome.status !== 201) await sleep(50); // no hot loop while nothing answers
+    }
+  };
+  const running = Array.from({ length: opts.writers ?? 8 }, (_, w) => writer(w));
+  return {
+    async stop() {
+      stopped = true;
+      await Promise.all(running);
+      return outcomes;
+    },
+  };
+}
+
+/** Ids of the creates answered 201. */
+export function acknowledged(outcomes: WriteOutcome[]): string[] {
+  return outcomes.filter((o) => o.status === 201 && o.id).map((o) => o.id!);
+}
+
+/** A one-line account of a load: counts per status, unknown outcomes, slowest answer. */
+export function describeLoad(outcomes: WriteOutcome[]): string {
+  const counts = new Map<string, number>();
+  for (const o of outcomes) {
+    const key = o.status !== undefined ? String(o.status) : 'no answer';
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const slowest = Math.max(0, ...outcomes.map((o) => o.ms));
+  return `${outcomes.length} creates: ${[...counts].map(([k, v]) => `${k}×${v}`).join(', ')}; slowest ${slowest} ms`;
+}
+
+/** Asserts every id answers 200 on `api` (GET /identities/:id, 8 at a time). */
+export async function assertAllReadable(api: ApiClient, token: string, ids: string[], where: string): Promise<void> {
+  const missing: string[] = [];
+  const queue = [...ids];
+  const reader = async () => {
+    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      const res = await api.request('GET', `/identities/${id}`, { token, timeoutMs: 10_000 });
+      if (res.status !== 200) missing.push(`${id} → ${res.status} ${res.text.slice(0, 120)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, reader));
+  assert.equal(missing.length, 0, `${missing.length} of ${ids.length} acknowledged creates are not readable on ${where}:\n${missing.slice(0, 10).join('\n')}`);
+}
+
+/** Asserts no identity of these writes' names exists: a write answered as failed must not have committed. */
+export async function assertNoneCommitted(api: ApiClient, token: string, writes: { name: string; status?: number }[], where: string): Promise<void> {
+  const committed: string[] = [];
+  for (const { name, status } of writes) {
+    const filter = encodeURIComponent(`name="${name}"`);
+    const res = await api.request('GET', `/identities?filter=${filter}`, { token, timeoutMs: 10_000 });
+    assert.equal(res.status, 200, res.text);
+    if (res.body.data.length > 0) committed.push(`${name} (answered ${status})`);
+  }
+  assert.equal(committed.length, 0, `${committed.length} of ${writes.length} writes answered as failed were committed (seen on ${where}): ${committed.slice(0, 10).join(', ')}`);
+}
+
+/** The creates answered with anything but 201: the API said they failed. (Every name
+ * of a load is new, so even a 400 "duplicate name" is a failure answer.) */
+export function failedByAnswer(outcomes: WriteOutcome[]): WriteOutcome[] {
+  return outcomes.filter((o) => o.status !== undefined && o.status !== 201);
+}
+
+/** Answers that came more than `limitMs` after both their request's start and `since` (a kill). */
+export function lateAnswers(outcomes: WriteOutcome[], since: number, limitMs: number): string[] {
+  return outcomes
+    .filter((o) => o.status !== undefined && o.startedAt + o.ms > Math.max(o.startedAt, since) + limitMs)
+    .map((o) => `${o.name}: ${o.status} after ${o.ms} ms, ${o.startedAt + o.ms - since} ms after the kill`);
+}
+
+/** Runs a check and returns its failure message instead of throwing (to report every problem of a run at once). */
+export async function problemOf(check: () => unknown): Promise<string | undefined> {
+  try {
+    await check();
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/** What probeWrites saw on one node. */
+export interface ProbeResult {
+  /** Milliseconds from `since` until every probe write had succeeded (undefined: not within the limit). */
+  resumedMs?: number;
+  /** The slowest single answer (an unanswered request counts as its timeout). */
+  slowestMs: number;
+  /** Requests that got no answer within `answerMs`. */
+  unanswered: number;
+  /** Statuses seen, e.g. { 200: 12, 503: 4 }. */
+  statuses: Record<string, number>;
+}
+
+/**
+ * From `since` (e.g. the moment of a kill), retries until each write has succeeded once: a
+ * PATCH of every id in `ids` (entities spread over shards) and two creates. Every request may
+ * take at most `answerMs`; gives up `limitMs` after `since`.
+ */
+export async function probeWrites(api: ApiClient, token: string, ids: string[], since: number, limitMs: number, answerMs = 5_000): Promise<ProbeResult> {
+  const tag = randomBytes(3).toString('hex');
+  const pending = new Map<string, () => Promise<number>>();
+  for (const id of ids) {
+    pending.set(`patch ${id}`, async () => (await api.request('PATCH', `/identities/${id}`, { body: { tags: { probe: tag } }, token, timeoutMs: answerMs })).status);
+  }
+  for (const n of [1, 2]) {
+    const name = `probe-${tag}-${n}`;
+    let uncertain = false; // an earlier attempt may have committed
+    pending.set(`create ${name}`, async () => {
+      try {
+        const res = await api.request('POST', '/identities', { body: { name, type: 'User', isAdmin: false }, token, timeoutMs: answerMs });
+        if (res.status === 400 && uncertain && /name/i.test(res.text)) return 201; // found its own earlier create
+        if (res.status >= 500) uncertain = true;
+        return res.status;
+      } catch (err) {
+        uncertain = true;
+        throw err;
+      }
+    });
+  }
+  const result: ProbeResult = { slowestMs: 0, unanswered: 0, statuses: {} };
+  while (pending.size > 0 && Date.now() - since < limitMs) {
+    await Promise.all(
+      [...pending].map(async ([key, send]) => {
+        const started = Date.now();
+        let status: number | undefined;
+        try {
+          status = await send();
+        } catch {
+          result.unanswered++;
+        }
+        result.slowestMs = Math.max(result.slowestMs, Date.now() - started);
+        const label = status === undefined ? 'no answer' : String(status);
+        result.statuses[label] = (result.statuses[label] ?? 0) + 1;
+        if (status === 200 || status === 201) pending.delete(key);
+      }),
+    );
+    if (pending.size > 0) await sleep(100);
+  }
+  if (pending.size === 0) result.resumedMs = Date.now() - since;
+  return result;
+}
+
+/** Creates `count` identities (to PATCH in probes) and returns their ids. */
+export async function createProbeTargets(api: ApiClient, token: string, count: number): Promise<string[]> {
+  const prefix = `target-${randomBytes(3).toString('hex')}`;
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const res = await api.post('/identities', { name: `${prefix}-${i}`, type: 'Device', isAdmin: false }, token);
+    assert.equal(res.status, 201, res.text);
+    ids.push(res.body.data.id);
+  }
+  return ids;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
