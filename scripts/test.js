@@ -58,7 +58,7 @@ function runTests(files, extraEnv, concurrency = 2) {
   });
 }
 
-const isCluster = (f) => /(^|\/)cluster\//.test(f);
+const isCluster = (f) => /(^|\/)test\/cluster\//.test(f);
 const only = process.argv.slice(2);
 const all = only.length > 0 ? only : testFiles('dist/test');
 const files = all.filter((f) => !isCluster(f));
