@@ -10,6 +10,7 @@ import { ApiError } from '../errors.js';
 import { bodyMiddleware } from './middleware/body.js';
 import { errorMiddleware, type ErrorLogger } from './middleware/errors.js';
 import { CallerCache } from './middleware/caller-cache.js';
+import { cleanPathMiddleware } from './middleware/clean-path.js';
 import { LoginLimiter, loginLimiterMiddleware } from './middleware/login-limiter.js';
 import { sessionMiddleware } from './middleware/session.js';
 import { NodeClient } from './node-client.js';
@@ -69,6 +70,7 @@ export function createGateway(opts: GatewayOptions): Koa {
       opts.onRequest?.(report(ctx, performance.now() - started));
     }
   });
+  app.use(cleanPathMiddleware);
   app.use(errorMiddleware(opts.logError));
   app.use(loginLimiterMiddleware(opts.loginLimiter ?? new LoginLimiter(), isLogin));
   app.use(bodyMiddleware);
