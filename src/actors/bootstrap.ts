@@ -1,8 +1,10 @@
-// First start: seeds the identity types, the default auth policy and the default admin with
-// its updb authenticator. With no password given, one is generated and stored owner-only.
+// First start: seeds the identity types, upstream's built-in config types, the default auth
+// policy and the default admin with its updb authenticator. With no password given, one is
+// generated and stored owner-only. Later starts add built-in config types a node lacks.
 
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
+import { BUILTIN_CONFIG_TYPES } from '../domain/builtin-config-types.js';
 import type { Entity, Op } from '../domain/commands.js';
 import { newId } from '../domain/ids.js';
 import { DEFAULT_AUTH_POLICY } from '../domain/resources/auth-policies.js';
@@ -25,7 +27,10 @@ export interface BootstrapOptions {
 
 /** Returns the generated password when one was made (to be shown once), else undefined. */
 export async function bootstrap(opts: BootstrapOptions): Promise<{ generatedPassword?: string } | undefined> {
-  if (opts.replica.count('identity-types') > 0) return undefined;
+  if (opts.replica.count('identity-types') > 0) {
+    await addMissingConfigTypes(opts);
+    return undefined;
+  }
   const generated = opts.password === undefined ? randomBytes(18).toString('base64url') : undefined;
   const password = opts.password ?? generated!;
   if (generated) await writeFile(opts.passwordFile, `${generated}\n`, { mode: 0o600, flag: 'w' });
@@ -37,6 +42,7 @@ export async function bootstrap(opts: BootstrapOptions): Promise<{ generatedPass
   admin.record.isDefaultAdmin = true;
   const ops: Op[] = [
     ...IDENTITY_TYPE_IDS.map((id): Op => ({ op: 'create', kind: 'identity-types', record: base(id, { name: id }) })),
+    ...BUILTIN_CONFIG_TYPES.map((type) => configTypeOp(opts.writer, type, at)),
     { op: 'create', kind: 'auth-policies', record: base(DEFAULT_AUTH_POLICY.id, { ...DEFAULT_AUTH_POLICY }) },
     admin,
     {
@@ -47,4 +53,20 @@ export async function bootstrap(opts: BootstrapOptions): Promise<{ generatedPass
   ];
   await opts.proposer.propose(ops, at);
   return { generatedPassword: generated };
+}
+
+function configTypeOp(writer: EntityWriter, type: (typeof BUILTIN_CONFIG_TYPES)[number], at: string): Op {
+  return writer.buildCreate('config-types', type.id, { name: type.name, schema: type.schema, target: 'service' }, at);
+}
+
+/** Nodes whose data predates a built-in config type get it, unless its id or name is taken. */
+async function addMissingConfigTypes(opts: BootstrapOptions): Promise<void> {
+  const at = new Date().toISOString();
+  const ops: Op[] = [];
+  for (const type of BUILTIN_CONFIG_TYPES) {
+    if (await opts.replica.get('config-types', type.id)) continue;
+    if (await opts.replica.findUnique('config-types', 'name', type.name)) continue;
+    ops.push(configTypeOp(opts.writer, type, at));
+  }
+  if (ops.length > 0) await opts.proposer.propose(ops, at);
 }

@@ -4,6 +4,7 @@
 import { ApiError } from '../errors.js';
 import type { Entity } from './commands.js';
 import { resourceOf } from './registry.js';
+import { isBuiltinConfigType } from './builtin-config-types.js';
 import { DEFAULT_AUTH_POLICY } from './resources/auth-policies.js';
 import { ROUTER_IDENTITY_TYPE } from './router-rules.js';
 
@@ -63,6 +64,9 @@ export function guardDelete(kind: string, record: Entity, system = false): void 
   if (kind === 'auth-policies' && record.id === DEFAULT_AUTH_POLICY.id) {
     // Every identity without a policy of its own uses `default`: it is always referenced.
     throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'id', value: record.id, reason: 'the default auth policy cannot be deleted' });
+  }
+  if (kind === 'config-types' && isBuiltinConfigType(record.id)) {
+    throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { code: 'UNHANDLED', message: `cannot delete the built-in config type ${String(record.name)}` });
   }
   if (kind === 'identity-types') {
     throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { code: 'UNHANDLED', message: 'identity types are fixed' });
