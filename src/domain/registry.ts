@@ -20,6 +20,7 @@ import { postureChecks } from './resources/posture-checks.js';
 import { routers } from './resources/routers.js';
 import { services } from './resources/services.js';
 import { sessions } from './resources/sessions.js';
+import { terminators } from './resources/terminators.js';
 
 export const RESOURCES: readonly ResourceDecl[] = [
   identities,
@@ -42,6 +43,7 @@ export const RESOURCES: readonly ResourceDecl[] = [
   externalJwtSigners,
   enrollments,
   mfas,
+  terminators,
 ];
 
 const BY_KIND = new Map(RESOURCES.map((r) => [r.kind, r]));

@@ -27,7 +27,10 @@ export const CASCADES: Record<string, Cascade[]> = {
   services: [
     { target: 'identity-service-configs', field: 'serviceId' },
     { target: 'sessions', field: 'serviceId' },
+    { target: 'terminators', field: 'service' },
   ],
+  routers: [{ target: 'terminators', field: 'router' }],
+  'edge-routers': [{ target: 'terminators', field: 'router' }],
   configs: [{ target: 'identity-service-configs', field: 'configId' }],
   cas: [{ target: 'enrollments', field: 'caId' }],
 };
