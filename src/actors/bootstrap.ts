@@ -1,6 +1,7 @@
-// First start: seeds the identity types, upstream's built-in config types, the default auth
-// policy and the default admin with its updb authenticator. With no password given, one is
-// generated and stored owner-only. Later starts add built-in config types a node lacks.
+// First start: seeds the identity types, upstream's built-in config types, the global controller
+// settings, the default auth policy and the default admin with its updb authenticator. With no
+// password given, one is generated and stored owner-only. Later starts add the built-in config
+// types (and the global controller settings) a node lacks.
 
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
@@ -8,6 +9,7 @@ import { BUILTIN_CONFIG_TYPES } from '../domain/builtin-config-types.js';
 import type { Entity, Op } from '../domain/commands.js';
 import { newId } from '../domain/ids.js';
 import { DEFAULT_AUTH_POLICY } from '../domain/resources/auth-policies.js';
+import { GLOBAL_CONTROLLER_SETTINGS } from '../domain/resources/controller-settings.js';
 import { IDENTITY_TYPE_IDS } from '../domain/resources/identity-types.js';
 import type { Replica } from '../store/replica.js';
 import type { WorkerPool } from '../workers/pool.js';
@@ -43,6 +45,7 @@ export async function bootstrap(opts: BootstrapOptions): Promise<{ generatedPass
   const ops: Op[] = [
     ...IDENTITY_TYPE_IDS.map((id): Op => ({ op: 'create', kind: 'identity-types', record: base(id, { name: id }) })),
     ...BUILTIN_CONFIG_TYPES.map((type) => configTypeOp(opts.writer, type, at)),
+    globalSettingsOp(opts.writer, at),
     { op: 'create', kind: 'auth-policies', record: base(DEFAULT_AUTH_POLICY.id, { ...DEFAULT_AUTH_POLICY }) },
     admin,
     {
@@ -59,7 +62,12 @@ function configTypeOp(writer: EntityWriter, type: (typeof BUILTIN_CONFIG_TYPES)[
   return writer.buildCreate('config-types', type.id, { name: type.name, schema: type.schema, target: 'service' }, at);
 }
 
-/** Nodes whose data predates a built-in config type get it, unless its id or name is taken. */
+function globalSettingsOp(writer: EntityWriter, at: string): Op {
+  return writer.buildCreate('controller-settings', GLOBAL_CONTROLLER_SETTINGS, { oidc: { redirectUris: [], postLogoutUris: [] } }, at);
+}
+
+/** Nodes whose data predates a built-in config type get it, unless its id or name is taken;
+ * likewise the global controller settings. */
 async function addMissingConfigTypes(opts: BootstrapOptions): Promise<void> {
   const at = new Date().toISOString();
   const ops: Op[] = [];
@@ -68,5 +76,6 @@ async function addMissingConfigTypes(opts: BootstrapOptions): Promise<void> {
     if (await opts.replica.findUnique('config-types', 'name', type.name)) continue;
     ops.push(configTypeOp(opts.writer, type, at));
   }
+  if (!(await opts.replica.get('controller-settings', GLOBAL_CONTROLLER_SETTINGS))) ops.push(globalSettingsOp(opts.writer, at));
   if (ops.length > 0) await opts.proposer.propose(ops, at);
 }

@@ -12,6 +12,7 @@ import { mfas } from './resources/mfas.js';
 import { cas } from './resources/cas.js';
 import { configTypes } from './resources/config-types.js';
 import { configs } from './resources/configs.js';
+import { controllerSettings } from './resources/controller-settings.js';
 import { edgeRouters } from './resources/edge-routers.js';
 import { enrollments } from './resources/enrollments.js';
 import { externalJwtSigners } from './resources/external-jwt-signers.js';
@@ -44,6 +45,7 @@ export const RESOURCES: readonly ResourceDecl[] = [
   enrollments,
   mfas,
   terminators,
+  controllerSettings,
 ];
 
 const BY_KIND = new Map(RESOURCES.map((r) => [r.kind, r]));

@@ -71,6 +71,9 @@ export function guardDelete(kind: string, record: Entity, system = false): void 
   if (kind === 'config-types' && isBuiltinConfigType(record.id)) {
     throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { code: 'UNHANDLED', message: `cannot delete the built-in config type ${String(record.name)}` });
   }
+  if (kind === 'controller-settings' && record.id === 'global') {
+    throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { code: 'UNHANDLED', message: 'the global controller settings cannot be deleted' });
+  }
   if (kind === 'identity-types') {
     throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { code: 'UNHANDLED', message: 'identity types are fixed' });
   }

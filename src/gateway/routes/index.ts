@@ -6,13 +6,16 @@ import type { NodeClient } from '../node-client.js';
 import { addAuthRoutes } from './auth-routes.js';
 import { addCaRoutes } from './ca-routes.js';
 import { addConfigRoutes } from './config-routes.js';
+import { addControllerSettingsRoutes } from './controller-settings-routes.js';
 import { addCurrentAuthenticatorRoutes } from './current-authenticator-routes.js';
 import { addEnrollRoutes } from './enroll-routes.js';
 import { addEnrollmentRoutes } from './enrollment-routes.js';
+import { addForbiddenDeletes } from './forbidden-deletes.js';
 import { addIdentityRoutes } from './identity-routes.js';
 import { addInfoRoutes, type BaseUrl } from './info-routes.js';
 import { addOpsRoutes } from './ops-routes.js';
 import { addIdentityMfaRoutes, addMfaRoutes } from './mfa-routes.js';
+import { addClientDiscoveryRoutes } from './client-discovery-routes.js';
 import { addClientPostureRoutes } from './client-posture-routes.js';
 import { addPostureCheckRoutes } from './posture-check-routes.js';
 import { addPostureDataRoutes } from './posture-data-routes.js';
@@ -35,6 +38,8 @@ export function addManagementRoutes(router: Router, node: NodeClient, baseUrl: B
   addCaRoutes(router, node);
   addEnrollmentRoutes(router, node);
   addCurrentAuthenticatorRoutes(router, node);
+  addControllerSettingsRoutes(router, node);
+  addForbiddenDeletes(router);
   for (const decl of RESOURCES) addResourceRoutes(router, node, decl);
   addRouterRoutes(router, node);
 }
@@ -44,6 +49,7 @@ export function addClientRoutes(router: Router, node: NodeClient, baseUrl: BaseU
   addAuthRoutes(router, node);
   addMfaRoutes(router, node);
   addClientPostureRoutes(router, node);
+  addClientDiscoveryRoutes(router, node, baseUrl);
   addEnrollRoutes(router, node);
   addCurrentAuthenticatorRoutes(router, node);
 }
