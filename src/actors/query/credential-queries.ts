@@ -44,9 +44,11 @@ function presentCa(wire: Wire, record: Entity): void {
 
 /** Every signer detail field is present (upstream lists them all as required). */
 function presentSigner(wire: Wire): void {
-  for (const name of ['certPem', 'jwksEndpoint', 'kid', 'externalAuthUrl', 'clientId', 'fingerprint', 'notBefore', 'notAfter', 'enrollAuthPolicyId']) {
+  for (const name of ['certPem', 'jwksEndpoint', 'kid', 'externalAuthUrl', 'clientId', 'notBefore', 'notAfter', 'enrollAuthPolicyId']) {
     wire[name] ??= null;
   }
+  // The spec has strings here (a JWKS signer has no certificate).
+  wire.fingerprint ??= '';
   wire.commonName ??= '';
   wire.scopes ??= [];
 }

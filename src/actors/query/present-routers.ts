@@ -50,7 +50,7 @@ export function registerRouterDecorators(presenter: Presenter, presence?: Router
  * enrollment while unverified. */
 function routerState(wire: Wire, record: Entity): void {
   wire.isOnline = false;
-  wire.fingerprint ??= null;
+  wire.fingerprint ??= '';
   wire.unverifiedCertPem = null;
   wire.unverifiedFingerprint = null;
   wire.interfaces = [];
