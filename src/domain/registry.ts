@@ -18,6 +18,7 @@ import { enrollments } from './resources/enrollments.js';
 import { externalJwtSigners } from './resources/external-jwt-signers.js';
 import { edgeRouterPolicies, serviceEdgeRouterPolicies, servicePolicies } from './resources/policies.js';
 import { postureChecks } from './resources/posture-checks.js';
+import { revocations } from './resources/revocations.js';
 import { routers } from './resources/routers.js';
 import { services } from './resources/services.js';
 import { sessions } from './resources/sessions.js';
@@ -46,6 +47,7 @@ export const RESOURCES: readonly ResourceDecl[] = [
   mfas,
   terminators,
   controllerSettings,
+  revocations,
 ];
 
 const BY_KIND = new Map(RESOURCES.map((r) => [r.kind, r]));

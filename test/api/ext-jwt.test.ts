@@ -173,7 +173,7 @@ describe('POST /external-jwt-signers and GET /external-jwt-signers/:id', () => {
     assert.equal(signer.certPem, null);
     assert.equal(signer.fingerprint, '');
     assert.equal(signer.commonName, '');
-    assert.equal(signer.notBefore, null);
+    assert.equal(signer.notBefore, '0001-01-01T00:00:00.000Z');
   });
 
   it('requires certPem or jwksEndpoint', async () => {

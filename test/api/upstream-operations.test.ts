@@ -3,6 +3,9 @@
 // updates; controller settings; and the deliberate 403 for a non-admin deleting an API session.
 
 import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
+import forge from 'node-forge';
 import { after, before, describe, it } from 'node:test';
 import { startTestNode, type TestNode } from '../support/test-node.js';
 
@@ -120,5 +123,62 @@ describe('upstream operations', () => {
     const res = await node.mgmt.delete(`/api-sessions/${sessions.body.data[0].id}`, user.token);
     assert.equal(res.status, 403, res.text);
     assert.equal(res.body.error.code, 'FORBIDDEN');
+  });
+
+  it('GET /network-jwts answers the network JWT without a session, verifiable with /enroll/jwks', async () => {
+    for (const api of [node.mgmt, node.client]) {
+      const res = await api.get('/network-jwts');
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.data[0].name, 'default');
+      const claims = decodeJwt(res.body.data[0].token);
+      assert.equal(claims.em, 'network');
+      assert.equal(claims.iss, node.handle.url);
+    }
+    const jwks = await node.client.get('/enroll/jwks');
+    assert.equal(jwks.status, 200, jwks.text);
+    const token = (await node.client.get('/network-jwts')).body.data[0].token;
+    const verified = await jwtVerify(token, createLocalJWKSet(jwks.body));
+    assert.equal(verified.payload.em, 'network');
+  });
+
+  it('GET /.well-known/est/cacerts answers the node CA as base64 PKCS#7', async () => {
+    const res = await node.client.get('/.well-known/est/cacerts');
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers.get('content-type'), 'application/pkcs7-mime');
+    const p7 = forge.pkcs7.messageFromAsn1(forge.asn1.fromDer(forge.util.decode64(res.text.replace(/\s+/g, '')))) as unknown as { certificates: forge.pki.Certificate[] };
+    const served = p7.certificates.map((c) => new X509Certificate(forge.pki.certificateToPem(c)).fingerprint256);
+    assert.ok(served.includes(new X509Certificate(node.handle.caPem).fingerprint256));
+    assert.equal((await node.mgmt.get('/.well-known/est/cacerts')).status, 200);
+  });
+
+  it('POST /revocations creates a revocation under the given id that expires later', async () => {
+    const res = await node.mgmt.post('/revocations', { id: user.id, type: 'IDENTITY' }, admin());
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.data.id, user.id);
+    const read = await node.mgmt.get(`/revocations/${user.id}`, admin());
+    assert.equal(read.status, 200, read.text);
+    assert.equal(read.body.data.type, 'IDENTITY');
+    assert.ok(Date.parse(read.body.data.expiresAt) > Date.now());
+    assert.equal((await node.mgmt.get('/revocations', admin())).body.data.length, 1);
+    const bad = await node.mgmt.post('/revocations', { id: 'x', type: 'NOPE' }, admin());
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.cause.field, 'type');
+    assert.equal((await node.mgmt.get('/revocations', user.token)).status, 401);
+  });
+
+  it('GET /sessions/{id}/route-path is empty for a session, 404 for none', async () => {
+    assert.equal((await node.mgmt.get('/sessions/nope/route-path', admin())).status, 404);
+  });
+
+  it('string fields the spec declares are never null', async () => {
+    const types = await node.mgmt.get('/posture-check-types', admin());
+    for (const type of types.body.data) assert.equal(type.version, '');
+    const identity = await node.mgmt.post('/identities', { name: 'ops-enrolling', type: 'User', isAdmin: false, enrollment: { ott: true } }, admin());
+    const enrollments = await node.mgmt.get(`/identities/${identity.body.data.id}/enrollments`, admin());
+    assert.equal(enrollments.body.data[0].username, '');
+    const data = await node.mgmt.get(`/identities/${user.id}/posture-data`, admin());
+    assert.equal(data.body.data.os.lastUpdatedAt, '0001-01-01T00:00:00.000Z');
+    const routers = await node.mgmt.get('/edge-routers', admin());
+    for (const router of routers.body.data) assert.equal(typeof router.fingerprint, 'string');
   });
 });

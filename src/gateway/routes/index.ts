@@ -13,6 +13,7 @@ import { addEnrollmentRoutes } from './enrollment-routes.js';
 import { addForbiddenDeletes } from './forbidden-deletes.js';
 import { addIdentityRoutes } from './identity-routes.js';
 import { addInfoRoutes, type BaseUrl } from './info-routes.js';
+import { addNetworkRoutes } from './network-routes.js';
 import { addOpsRoutes } from './ops-routes.js';
 import { addIdentityMfaRoutes, addMfaRoutes } from './mfa-routes.js';
 import { addClientDiscoveryRoutes } from './client-discovery-routes.js';
@@ -21,6 +22,7 @@ import { addPostureCheckRoutes } from './posture-check-routes.js';
 import { addPostureDataRoutes } from './posture-data-routes.js';
 import { addRelationRoutes, addRoleAttributeRoutes } from './relation-routes.js';
 import { addResourceRoutes } from './resource-routes.js';
+import { addRevocationRoutes } from './revocation-routes.js';
 import { addRouterRoutes } from './router-routes.js';
 
 export function addManagementRoutes(router: Router, node: NodeClient, baseUrl: BaseUrl): void {
@@ -40,6 +42,8 @@ export function addManagementRoutes(router: Router, node: NodeClient, baseUrl: B
   addCurrentAuthenticatorRoutes(router, node);
   addControllerSettingsRoutes(router, node);
   addForbiddenDeletes(router);
+  addRevocationRoutes(router, node);
+  addNetworkRoutes(router, node, { jwks: false });
   for (const decl of RESOURCES) addResourceRoutes(router, node, decl);
   addRouterRoutes(router, node);
 }
@@ -50,6 +54,7 @@ export function addClientRoutes(router: Router, node: NodeClient, baseUrl: BaseU
   addMfaRoutes(router, node);
   addClientPostureRoutes(router, node);
   addClientDiscoveryRoutes(router, node, baseUrl);
+  addNetworkRoutes(router, node, { jwks: true });
   addEnrollRoutes(router, node);
   addCurrentAuthenticatorRoutes(router, node);
 }
