@@ -22,6 +22,7 @@ import { PostureCheckCatalog } from './posture-check-catalog.js';
 import type { PostureRuntime } from './posture/posture-runtime.js';
 import type { Proposer } from './proposer.js';
 import { RouterCatalog } from './router-catalog.js';
+import { TerminatorCatalog } from './terminator-catalog.js';
 import type { NodeMetrics } from '../ops/node-metrics.js';
 import type { TraceRegistry } from '../ops/trace-registry.js';
 
@@ -84,6 +85,8 @@ export function createCatalogActor(kind: string, deps: ActorDeps): Actor {
       return new ExternalJwtSignerCatalog(deps);
     case 'auth-policies':
       return new AuthPolicyCatalog(deps);
+    case 'terminators':
+      return new TerminatorCatalog(deps);
     default:
       return new CatalogActor(kind, deps.writer);
   }

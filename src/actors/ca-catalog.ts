@@ -6,7 +6,8 @@ import type { X509Certificate } from 'node:crypto';
 import { prepareCaValues } from '../domain/ca-rules.js';
 import { newId } from '../domain/ids.js';
 import { ApiError, fieldError } from '../errors.js';
-import { signCaEnrollmentJwt } from '../pki/enrollment-jwt.js';
+import { caJwks, estCaCerts } from '../pki/ca-documents.js';
+import { signCaEnrollmentJwt, signNetworkJwt } from '../pki/enrollment-jwt.js';
 import { CatalogActor } from './catalog-actor.js';
 import type { ActorDeps } from './actor-factory.js';
 import { certFingerprint, commonNameOf, isIssuedBy, parseCertificates, pemBlocks } from './ca-certificates.js';
@@ -18,6 +19,12 @@ export class CaCatalog extends CatalogActor {
     super(KIND, deps.writer);
     this.extra.verify = (id, msg) => this.verify(id, msg.body);
     this.extra.jwt = (id) => this.jwt(id);
+    // The node CA's public documents (no CA entity involved; served without a session).
+    this.extra.networkJwt = async () => ({
+      jwt: await signNetworkJwt(this.signer(), { issuer: this.deps.baseUrl, controllers: this.deps.controllers?.() ?? [this.deps.baseUrl] }),
+    });
+    this.extra.estCaCerts = async () => ({ pkcs7: estCaCerts(this.deps.signer.caCertPem) });
+    this.extra.jwks = async () => caJwks(this.deps.signer.caCertPem);
   }
 
   protected override async create(id: string, body: unknown): Promise<{ id: string }> {
@@ -63,6 +70,10 @@ export class CaCatalog extends CatalogActor {
     const at = new Date().toISOString();
     await this.deps.proposer.propose([{ op: 'set', kind: KIND, id, fields: { isVerified: true, updatedAt: at } }], at);
     return {};
+  }
+
+  private signer(): { certPem: string; keyPem: string } {
+    return { certPem: this.deps.signer.caCertPem, keyPem: this.deps.signer.caKeyPem };
   }
 
   private async jwt(id: string): Promise<{ jwt: string }> {

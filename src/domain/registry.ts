@@ -12,14 +12,17 @@ import { mfas } from './resources/mfas.js';
 import { cas } from './resources/cas.js';
 import { configTypes } from './resources/config-types.js';
 import { configs } from './resources/configs.js';
+import { controllerSettings } from './resources/controller-settings.js';
 import { edgeRouters } from './resources/edge-routers.js';
 import { enrollments } from './resources/enrollments.js';
 import { externalJwtSigners } from './resources/external-jwt-signers.js';
 import { edgeRouterPolicies, serviceEdgeRouterPolicies, servicePolicies } from './resources/policies.js';
 import { postureChecks } from './resources/posture-checks.js';
+import { revocations } from './resources/revocations.js';
 import { routers } from './resources/routers.js';
 import { services } from './resources/services.js';
 import { sessions } from './resources/sessions.js';
+import { terminators } from './resources/terminators.js';
 
 export const RESOURCES: readonly ResourceDecl[] = [
   identities,
@@ -42,6 +45,9 @@ export const RESOURCES: readonly ResourceDecl[] = [
   externalJwtSigners,
   enrollments,
   mfas,
+  terminators,
+  controllerSettings,
+  revocations,
 ];
 
 const BY_KIND = new Map(RESOURCES.map((r) => [r.kind, r]));

@@ -29,6 +29,7 @@ export const RELATIONS: readonly Relation[] = [
   { parent: 'services', child: 'service-edge-router-policies', via: { policies: true } },
   { parent: 'services', child: 'identities', via: { through: 'service-policies' } },
   { parent: 'services', child: 'edge-routers', via: { through: 'service-edge-router-policies' } },
+  { parent: 'services', child: 'terminators', via: { index: 'service' } },
   { parent: 'edge-routers', child: 'edge-router-policies', via: { policies: true } },
   { parent: 'edge-routers', child: 'service-edge-router-policies', via: { policies: true } },
   { parent: 'edge-routers', child: 'identities', via: { through: 'edge-router-policies' } },

@@ -4,6 +4,7 @@
 import { ApiError } from '../errors.js';
 import type { Entity } from './commands.js';
 import { resourceOf } from './registry.js';
+import { isBuiltinConfigType } from './builtin-config-types.js';
 import { DEFAULT_AUTH_POLICY } from './resources/auth-policies.js';
 import { ROUTER_IDENTITY_TYPE } from './router-rules.js';
 
@@ -26,7 +27,10 @@ export const CASCADES: Record<string, Cascade[]> = {
   services: [
     { target: 'identity-service-configs', field: 'serviceId' },
     { target: 'sessions', field: 'serviceId' },
+    { target: 'terminators', field: 'service' },
   ],
+  routers: [{ target: 'terminators', field: 'router' }],
+  'edge-routers': [{ target: 'terminators', field: 'router' }],
   configs: [{ target: 'identity-service-configs', field: 'configId' }],
   cas: [{ target: 'enrollments', field: 'caId' }],
 };
@@ -63,6 +67,12 @@ export function guardDelete(kind: string, record: Entity, system = false): void 
   if (kind === 'auth-policies' && record.id === DEFAULT_AUTH_POLICY.id) {
     // Every identity without a policy of its own uses `default`: it is always referenced.
     throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'id', value: record.id, reason: 'the default auth policy cannot be deleted' });
+  }
+  if (kind === 'config-types' && isBuiltinConfigType(record.id)) {
+    throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { code: 'UNHANDLED', message: `cannot delete the built-in config type ${String(record.name)}` });
+  }
+  if (kind === 'controller-settings' && record.id === 'global') {
+    throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { code: 'UNHANDLED', message: 'the global controller settings cannot be deleted' });
   }
   if (kind === 'identity-types') {
     throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { code: 'UNHANDLED', message: 'identity types are fixed' });

@@ -2,6 +2,7 @@
 // upstream quirks the declaration alone cannot express. Pure.
 
 import { ApiError, fieldError } from '../errors.js';
+import { isBuiltinConfigType } from './builtin-config-types.js';
 import { checkRoleAttributes, normaliseRoles } from './policy.js';
 import type { Entity } from './commands.js';
 import { refuseRouterIdentityRename } from './router-rules.js';
@@ -42,7 +43,15 @@ function preparePolicy(values: Record<string, unknown>, old: Entity | undefined)
   if (old?.isSystem === true) throw new ApiError('ENTITY_CAN_NOT_BE_UPDATED', { code: 'UNHANDLED', message: 'cannot update a system policy' });
 }
 
+/** Built-in config types keep upstream's name and schema: tunnelers and ZAC rely on them. */
+function prepareConfigType(_values: Record<string, unknown>, old: Entity | undefined): void {
+  if (old && isBuiltinConfigType(old.id)) {
+    throw new ApiError('ENTITY_CAN_NOT_BE_UPDATED', { code: 'UNHANDLED', message: `cannot update the built-in config type ${String(old.name)}` });
+  }
+}
+
 export const PREPARE: Record<string, PrepareWrite> = {
+  'config-types': prepareConfigType,
   identities: prepareIdentity,
   services: prepareSelectable,
   'edge-routers': prepareSelectable,

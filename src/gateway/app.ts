@@ -10,10 +10,12 @@ import { ApiError } from '../errors.js';
 import { bodyMiddleware } from './middleware/body.js';
 import { errorMiddleware, type ErrorLogger } from './middleware/errors.js';
 import { CallerCache } from './middleware/caller-cache.js';
+import { cleanPathMiddleware } from './middleware/clean-path.js';
 import { LoginLimiter, loginLimiterMiddleware } from './middleware/login-limiter.js';
 import { sessionMiddleware } from './middleware/session.js';
 import { NodeClient, type NodeClientOptions } from './node-client.js';
 import { addClientRoutes, addManagementRoutes } from './routes/index.js';
+import { addFabricRoutes, FABRIC_PATH } from './routes/fabric-routes.js';
 import { addMetricsRoute } from './routes/metrics-route.js';
 import { dispatchByPrefix } from './routes/prefix-dispatch.js';
 import { indexRoutes } from './routes/route-index.js';
@@ -75,6 +77,7 @@ export function createGateway(opts: GatewayOptions): Koa {
       opts.onRequest?.(report(ctx, performance.now() - started));
     }
   });
+  app.use(cleanPathMiddleware);
   app.use(errorMiddleware(opts.logError));
   app.use(loginLimiterMiddleware(opts.loginLimiter ?? new LoginLimiter(), isLogin));
   if (opts.barrier) app.use(barrierMiddleware(opts.barrier));
@@ -85,15 +88,19 @@ export function createGateway(opts: GatewayOptions): Koa {
   addManagementRoutes(management, node, opts.baseUrl);
   const client = new Router({ prefix: CLIENT_PATH });
   addClientRoutes(client, node, opts.baseUrl);
+  const fabric = new Router({ prefix: FABRIC_PATH });
+  addFabricRoutes(fabric, node);
   const root = new Router();
   if (opts.metrics) addMetricsRoute(root, opts.metrics);
 
   indexRoutes(management, MANAGEMENT_PATH);
   indexRoutes(client, CLIENT_PATH);
+  indexRoutes(fabric, FABRIC_PATH);
   const allowedMethods = (router: Router) => router.allowedMethods({ throw: true, methodNotAllowed: () => new ApiError('METHOD_NOT_ALLOWED') });
   app.use(dispatchByPrefix([
     { prefix: MANAGEMENT_PATH, router: management, allowedMethods: allowedMethods(management) },
     { prefix: CLIENT_PATH, router: client, allowedMethods: allowedMethods(client) },
+    { prefix: FABRIC_PATH, router: fabric, allowedMethods: allowedMethods(fabric) },
     { prefix: '', router: root, allowedMethods: allowedMethods(root) },
   ]));
   return app;

@@ -64,6 +64,21 @@ export async function signCaEnrollmentJwt(signer: JwtSigner, claims: { issuer: s
     .sign(key);
 }
 
+/**
+ * The network JWT (`GET /network-jwts`): how a new client finds and trusts the network:
+ * `{em: "network", iss, sub: iss, aud: [""], ctrls}`, signed like enrollment JWTs, no `exp`.
+ */
+export async function signNetworkJwt(signer: JwtSigner, claims: { issuer: string; controllers: string[] }): Promise<string> {
+  const { alg, kid, key } = await signingKey(signer);
+  const issuer = claims.issuer.replace(/\/+$/, '');
+  return new SignJWT({ em: 'network', ctrls: claims.controllers })
+    .setProtectedHeader({ alg, typ: 'JWT', kid })
+    .setIssuer(issuer)
+    .setSubject(issuer)
+    .setAudience([''])
+    .sign(key);
+}
+
 /** Imports the key once per PEM. node-forge writes PKCS#1 (`BEGIN RSA PRIVATE KEY`): it is
  * re-exported as PKCS#8 for jose. */
 function signingKey(signer: JwtSigner): Promise<SigningKey> {

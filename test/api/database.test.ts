@@ -59,7 +59,7 @@ describe('/database', () => {
     assert.deepEqual(clean.data.results, []);
     assert.equal(clean.data.fixingErrors, false);
     assert.equal(clean.data.tooManyErrors, false);
-    assert.equal(clean.data.error, null);
+    assert.equal(clean.data.error, '');
     assert.ok(clean.data.startTime <= clean.data.endTime);
   });
 

@@ -61,7 +61,7 @@ describe('edge routers and routers', () => {
       assert.deepEqual(data.supportedProtocols, {});
       assert.deepEqual(data.versionInfo, { arch: '', buildDate: '', os: '', revision: '', version: '' });
       assert.deepEqual(data.appData, {});
-      assert.equal(data.fingerprint, null);
+      assert.equal(data.fingerprint, '');
       assert.equal(data.certPem, null);
       assert.equal(data._links.self.href, `./edge-routers/${id}`);
     });
@@ -189,7 +189,7 @@ describe('edge routers and routers', () => {
       assert.notEqual(data.enrollmentToken, before.enrollmentToken);
       assert.notEqual(data.enrollmentJwt, before.enrollmentJwt);
       assert.equal(data.isVerified, false);
-      assert.equal(data.fingerprint, null);
+      assert.equal(data.fingerprint, '');
       assert.equal(data.certPem, null);
       const payload = await verify(data.enrollmentJwt);
       assert.equal(payload.jti, data.enrollmentToken);
@@ -349,7 +349,7 @@ describe('edge routers and routers', () => {
         assert.equal(data.cost, 3);
         assert.equal(data.isOnline, false);
         assert.equal(data.isVerified, false);
-        assert.equal(data.fingerprint, null);
+        assert.equal(data.fingerprint, '');
         assert.equal(data.noTraversal, false);
         assert.equal(data.disabled, false);
       }

@@ -171,9 +171,9 @@ describe('POST /external-jwt-signers and GET /external-jwt-signers/:id', () => {
     const signer = await readSigner(jwksSigner.id);
     assert.equal(signer.jwksEndpoint, jwksUrl);
     assert.equal(signer.certPem, null);
-    assert.equal(signer.fingerprint, null);
+    assert.equal(signer.fingerprint, '');
     assert.equal(signer.commonName, '');
-    assert.equal(signer.notBefore, null);
+    assert.equal(signer.notBefore, '0001-01-01T00:00:00.000Z');
   });
 
   it('requires certPem or jwksEndpoint', async () => {
@@ -230,7 +230,7 @@ describe('POST /external-jwt-signers and GET /external-jwt-signers/:id', () => {
     const res = await node.mgmt.patch(`/external-jwt-signers/${id}`, { jwksEndpoint: 'https://idp.example/jwks', certPem: null }, admin());
     assert.equal(res.status, 200, res.text);
     const signer = await readSigner(id);
-    assert.equal(signer.fingerprint, null);
+    assert.equal(signer.fingerprint, '');
     assert.equal(signer.jwksEndpoint, 'https://idp.example/jwks');
   });
 

@@ -143,8 +143,8 @@ describe('secondary.requireExtJwtSigner', () => {
     const current = await call('GET', '/current-api-session', token, jwt);
     assert.deepEqual(current.body.data.authQueries, []);
     assertUnauthorized(await call('GET', '/current-identity', token));
-    assert.equal((await call('GET', '/identity-types/Default', token, jwt)).status, 200, 'an entity read with the token');
-    assertUnauthorized(await call('GET', '/identity-types/Default', token));
+    assert.equal((await call('GET', '/controllers', token, jwt)).status, 200, 'an authenticated read with the token');
+    assertUnauthorized(await call('GET', '/controllers', token));
   });
 
   it('completes the session at login when the login request carries the token', async () => {

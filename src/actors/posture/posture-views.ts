@@ -12,10 +12,14 @@ import {
 } from '../../domain/posture/index.js';
 import type { PostureReads } from './posture-reads.js';
 
+/** Go's zero time, which upstream reports for posture data never received (the spec has a
+ * date-time string, never null). */
+const NEVER = '0001-01-01T00:00:00.000Z';
+
 const base = (report: ReportBase | null) => ({
   postureCheckId: report?.postureCheckId ?? '',
   timedOut: false,
-  lastUpdatedAt: report?.lastUpdatedAt ?? null,
+  lastUpdatedAt: report?.lastUpdatedAt ?? NEVER,
 });
 
 const ALWAYS_PROMPT = mfaSpecOf({ promptOnWake: true, promptOnUnlock: true });

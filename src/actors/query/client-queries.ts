@@ -22,7 +22,8 @@ interface Page {
   meta: Wire;
 }
 
-/** `clientServices` (list, or one with `id`) and `clientSessions` (list, or one with `id`). */
+/** `clientServices` (list, or one with `id`), `clientServiceVisible` (may the identity dial or
+ * bind service `id`) and `clientSessions` (list, or one with `id`). */
 export async function answerClientQuery(msg: Record<string, unknown>, deps: ClientQueryDeps): Promise<unknown> {
   const identityId = String(msg.identityId ?? '');
   const id = typeof msg.id === 'string' ? msg.id : undefined;
@@ -39,6 +40,8 @@ export async function answerClientQuery(msg: Record<string, unknown>, deps: Clie
       const page = (await deps.list('services', params, { ids: visible })) as Page;
       return { ...page, data: await Promise.all(page.data.map(withQueries)) };
     }
+    case 'clientServiceVisible':
+      return (await visibleServices(reads, identityId)).has(String(id));
     case 'clientSessions': {
       const isAdmin = msg.isAdmin === true;
       if (id !== undefined) {

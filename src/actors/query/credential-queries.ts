@@ -44,9 +44,13 @@ function presentCa(wire: Wire, record: Entity): void {
 
 /** Every signer detail field is present (upstream lists them all as required). */
 function presentSigner(wire: Wire): void {
-  for (const name of ['certPem', 'jwksEndpoint', 'kid', 'externalAuthUrl', 'clientId', 'fingerprint', 'notBefore', 'notAfter', 'enrollAuthPolicyId']) {
+  for (const name of ['certPem', 'jwksEndpoint', 'externalAuthUrl']) {
     wire[name] ??= null;
   }
+  // The spec has strings here, never null (a JWKS signer has no certificate): empty, and Go's
+  // zero time for the validity dates.
+  for (const name of ['fingerprint', 'kid', 'clientId', 'enrollAuthPolicyId']) wire[name] ??= '';
+  for (const name of ['notBefore', 'notAfter']) wire[name] ??= '0001-01-01T00:00:00.000Z';
   wire.commonName ??= '';
   wire.scopes ??= [];
 }

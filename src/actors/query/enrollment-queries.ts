@@ -70,7 +70,7 @@ export function registerEnrollmentDecorators(presenter: Presenter): void {
     const identity = await replica.get('identities', String(record.identityId));
     wire.identity = entityRef('identities', String(record.identityId), String(identity?.name ?? ''));
     wire.caId ??= null;
-    wire.username ??= null;
+    wire.username ??= '';
     if (record.caId) wire.ca = await caRef(replica, String(record.caId));
   });
   presenter.decorate('authenticators', async (wire, record) => {

@@ -65,13 +65,13 @@ function parse(params: ListParams): Query {
   }
 }
 
-/** Upstream never sets `version` on a type, so it is null on the wire. */
+/** Upstream never sets `version` on a type; the spec has a string, so it is empty. */
 function present(info: PostureCheckTypeInfo): Wire {
   return {
     id: info.id,
     name: info.name,
     operatingSystems: structuredClone(info.operatingSystems),
-    version: null,
+    version: '',
     createdAt: SEEDED_AT,
     updatedAt: SEEDED_AT,
     tags: {},

@@ -1,8 +1,9 @@
-// Presentation of edge routers and transit routers: the connection-state fields upstream adds to
-// the stored record. A router is online while it has a posture stream to this node (the
-// node-local RouterPresence); identities it reported show `hasEdgeRouterConnection`.
+// Presentation of edge routers, transit routers and terminators: the connection-state fields
+// upstream adds to the stored record, and a terminator's service and router refs. A router is
+// online while it has a posture stream to this node (the node-local RouterPresence); identities
+// it reported show `hasEdgeRouterConnection`.
 
-import type { Presenter, Wire } from './present.js';
+import { entityRef, type Presenter, type Wire } from './present.js';
 import type { Entity } from '../../domain/commands.js';
 import type { RouterPresence } from '../router-presence.js';
 
@@ -26,6 +27,18 @@ export function registerRouterDecorators(presenter: Presenter, presence?: Router
     };
   });
   presenter.decorate('routers', async (wire, record) => routerState(wire, record));
+  presenter.decorate('terminators', async (wire, record, { replica }) => {
+    const serviceId = String(record.service);
+    const routerId = String(record.router);
+    const service = await replica.get('services', serviceId);
+    const router = (await replica.get('routers', routerId)) ?? (await replica.get('edge-routers', routerId));
+    wire.serviceId = serviceId;
+    wire.service = entityRef('services', serviceId, String(service?.name ?? ''));
+    wire.routerId = routerId;
+    wire.router = entityRef('routers', routerId, String(router?.name ?? ''));
+    wire.identity ??= '';
+    wire.dynamicCost = record.cost ?? 0;
+  });
   presenter.decorate('identities', async (wire, record) => {
     const connected = presence?.hasEdgeRouterConnection(record.id) ?? false;
     wire.hasEdgeRouterConnection = connected;
@@ -37,7 +50,7 @@ export function registerRouterDecorators(presenter: Presenter, presence?: Router
  * enrollment while unverified. */
 function routerState(wire: Wire, record: Entity): void {
   wire.isOnline = false;
-  wire.fingerprint ??= null;
+  wire.fingerprint ??= '';
   wire.unverifiedCertPem = null;
   wire.unverifiedFingerprint = null;
   wire.interfaces = [];

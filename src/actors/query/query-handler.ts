@@ -72,6 +72,9 @@ export class QueryHandler {
   private readonly rendered: RenderCache;
   /** Recently presented tokens → their session (see sessionByToken); node memory only. */
   private readonly tokenSessions = new Map<string, { id: string; tokenHash: string }>();
+  /** When this node last applied a write other than session bookkeeping (or started): the
+   * client API's `service-updates`, which SDKs poll to know when to re-read their services. */
+  private lastChangeAt = new Date().toISOString();
   /** Node-local features answering queries under their own prefix (`ops.` → OpsHandler). */
   private readonly delegates = new Map<string, (msg: Record<string, unknown>) => Promise<unknown>>();
 
@@ -104,7 +107,10 @@ export class QueryHandler {
    * sessions' own; for anything else, all. */
   private forgetChanged(command: Command): void {
     const sessions = sessionBookkeepingOnly(command);
-    if (!sessions) return this.rendered.clear();
+    if (!sessions) {
+      this.lastChangeAt = new Date().toISOString();
+      return this.rendered.clear();
+    }
     for (const session of sessions.created) this.rendered.forget('identities', session.identityId);
     for (const id of sessions.touched) this.rendered.forget('api-sessions', id);
   }
@@ -132,6 +138,7 @@ export class QueryHandler {
       case 'related':
         return this.related(msg.parent as { kind: string; id: string }, String(msg.kind), (msg.params ?? {}) as ListParams, viewerOf(msg));
       case 'clientServices':
+      case 'clientServiceVisible':
       case 'clientSessions':
         return answerClientQuery(msg, {
           replica: this.replica,
@@ -169,6 +176,8 @@ export class QueryHandler {
         return this.summary();
       case 'status':
         return { appliedSeq: this.replica.appliedSeq };
+      case 'serviceUpdates':
+        return { lastChangeAt: this.lastChangeAt };
       default:
         throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown query ${String(msg.op)}` });
     }

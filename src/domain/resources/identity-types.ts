@@ -7,7 +7,7 @@ export const identityTypes: ResourceDecl = {
   entity: 'identity-type',
   actor: 'catalog',
   description: 'Identity types (Default and Router)',
-  ops: { list: 'authenticated', get: 'authenticated' },
+  ops: { list: 'admin', get: 'admin' },
   fields: {
     name: { type: 'string', required: true, unique: true, filterable: true, sortable: true },
   },

@@ -42,7 +42,8 @@ export function addClientPostureRoutes(router: Router, node: NodeClient): void {
       single,
       source: 'rest',
     });
-    sendData(ctx, { services: result.services }, {}, 201);
+    // As the client spec has them: 201 for a single response, 200 for the bulk form.
+    sendData(ctx, { services: result.services }, {}, single ? 201 : 200);
   };
   router.post('/posture-response', async (ctx) => submit(ctx, true));
   router.post('/posture-response-bulk', async (ctx) => submit(ctx, false));

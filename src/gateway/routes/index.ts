@@ -6,18 +6,23 @@ import type { NodeClient } from '../node-client.js';
 import { addAuthRoutes } from './auth-routes.js';
 import { addCaRoutes } from './ca-routes.js';
 import { addConfigRoutes } from './config-routes.js';
+import { addControllerSettingsRoutes } from './controller-settings-routes.js';
 import { addCurrentAuthenticatorRoutes } from './current-authenticator-routes.js';
 import { addEnrollRoutes } from './enroll-routes.js';
 import { addEnrollmentRoutes } from './enrollment-routes.js';
+import { addForbiddenDeletes } from './forbidden-deletes.js';
 import { addIdentityRoutes } from './identity-routes.js';
 import { addInfoRoutes, type BaseUrl } from './info-routes.js';
+import { addNetworkRoutes } from './network-routes.js';
 import { addOpsRoutes } from './ops-routes.js';
 import { addIdentityMfaRoutes, addMfaRoutes } from './mfa-routes.js';
+import { addClientDiscoveryRoutes } from './client-discovery-routes.js';
 import { addClientPostureRoutes } from './client-posture-routes.js';
 import { addPostureCheckRoutes } from './posture-check-routes.js';
 import { addPostureDataRoutes } from './posture-data-routes.js';
 import { addRelationRoutes, addRoleAttributeRoutes } from './relation-routes.js';
 import { addResourceRoutes } from './resource-routes.js';
+import { addRevocationRoutes } from './revocation-routes.js';
 import { addRouterRoutes } from './router-routes.js';
 
 export function addManagementRoutes(router: Router, node: NodeClient, baseUrl: BaseUrl): void {
@@ -35,6 +40,10 @@ export function addManagementRoutes(router: Router, node: NodeClient, baseUrl: B
   addCaRoutes(router, node);
   addEnrollmentRoutes(router, node);
   addCurrentAuthenticatorRoutes(router, node);
+  addControllerSettingsRoutes(router, node);
+  addForbiddenDeletes(router);
+  addRevocationRoutes(router, node);
+  addNetworkRoutes(router, node, { jwks: false });
   for (const decl of RESOURCES) addResourceRoutes(router, node, decl);
   addRouterRoutes(router, node);
 }
@@ -44,6 +53,8 @@ export function addClientRoutes(router: Router, node: NodeClient, baseUrl: BaseU
   addAuthRoutes(router, node);
   addMfaRoutes(router, node);
   addClientPostureRoutes(router, node);
+  addClientDiscoveryRoutes(router, node, baseUrl);
+  addNetworkRoutes(router, node, { jwks: true });
   addEnrollRoutes(router, node);
   addCurrentAuthenticatorRoutes(router, node);
 }

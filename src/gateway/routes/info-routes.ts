@@ -3,12 +3,12 @@
 
 import type { Context } from 'koa';
 import type Router from '@koa/router';
-import { buildApiDocument } from '../../domain/api-document.js';
 import { RESOURCES } from '../../domain/registry.js';
 import { ApiError } from '../../errors.js';
 import { sendData } from '../envelope.js';
 import { requireAdmin } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
+import { buildRouterDocument } from './route-document.js';
 
 export const PRODUCT_VERSION = 'v0.1.0';
 export const MANAGEMENT_PATH = '/edge/management/v1';
@@ -35,11 +35,15 @@ export function versionInfo(baseUrl: string): Record<string, unknown> {
   };
 }
 
-const SPECS = [{ id: 'edge-management', name: 'Weft Edge Management API' }];
+const SPECS = [
+  { id: 'edge-management', name: 'Weft Edge Management API', path: MANAGEMENT_PATH },
+  { id: 'edge-client', name: 'Weft Edge Client API', path: CLIENT_PATH },
+];
+type Spec = (typeof SPECS)[number];
 
-function specDetail(spec: { id: string; name: string }) {
+function specDetail(spec: Spec) {
   const epoch = new Date(0).toISOString();
-  return { ...spec, createdAt: epoch, updatedAt: epoch, tags: {}, _links: { self: { href: `./specs/${spec.id}` }, spec: { href: `./specs/${spec.id}/spec` } } };
+  return { id: spec.id, name: spec.name, createdAt: epoch, updatedAt: epoch, tags: {}, _links: { self: { href: `./specs/${spec.id}` }, spec: { href: `./specs/${spec.id}/spec` } } };
 }
 
 export function addInfoRoutes(router: Router, node: NodeClient, baseUrl: BaseUrl): void {
@@ -47,11 +51,20 @@ export function addInfoRoutes(router: Router, node: NodeClient, baseUrl: BaseUrl
   router.get('/', version);
   router.get('/version', version);
   router.get('/enumerated-capabilities', (ctx) => sendData(ctx, CAPABILITIES));
-  router.get('/specs', (ctx) => sendData(ctx, SPECS.map(specDetail), { pagination: { limit: SPECS.length, offset: 0, totalCount: SPECS.length } }));
-  router.get('/specs/:id', (ctx) => sendData(ctx, specDetail(findSpec(ctx.params.id))));
+  // This router's own document: the management API's from the declarations and its routes, the
+  // client API's from its routes. Built on first use, when every route is in place; upstream
+  // serves the document as a string.
+  const own = SPECS.find((spec) => spec.path === router.opts.prefix) ?? SPECS[0]!;
+  let document: string | undefined;
+  const ownDocument = () =>
+    (document ??= JSON.stringify(
+      buildRouterDocument({ router, prefix: own.path, resources: own.path === MANAGEMENT_PATH ? RESOURCES : [], title: own.name, version: PRODUCT_VERSION }),
+    ));
+  router.get('/specs', (ctx) => sendData(ctx, [specDetail(own)], { pagination: { limit: 1, offset: 0, totalCount: 1 } }));
+  router.get('/specs/:id', (ctx) => sendData(ctx, specDetail(findSpec(own, ctx.params.id))));
   router.get('/specs/:id/spec', (ctx) => {
-    const spec = findSpec(ctx.params.id);
-    sendData(ctx, buildApiDocument({ resources: RESOURCES, basePath: MANAGEMENT_PATH, title: spec.name, version: PRODUCT_VERSION }));
+    findSpec(own, ctx.params.id);
+    sendData(ctx, ownDocument());
   });
   router.get('/summary', async (ctx) => {
     requireAdmin(ctx);
@@ -62,8 +75,7 @@ export function addInfoRoutes(router: Router, node: NodeClient, baseUrl: BaseUrl
   });
 }
 
-function findSpec(id: string) {
-  const spec = SPECS.find((s) => s.id === id);
-  if (!spec) throw new ApiError('NOT_FOUND');
-  return spec;
+function findSpec(own: Spec, id: string): Spec {
+  if (own.id !== id) throw new ApiError('NOT_FOUND');
+  return own;
 }

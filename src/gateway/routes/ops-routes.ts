@@ -8,6 +8,8 @@ import { jsonBody } from '../middleware/body.js';
 import { requireAdmin } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
 
+const ZERO_TIME = '0001-01-01T00:00:00.000Z';
+
 export function addOpsRoutes(router: Router, node: NodeClient): void {
   const startIntegrity = (fix: boolean) => async (ctx: Context) => {
     requireAdmin(ctx);
@@ -18,9 +20,11 @@ export function addOpsRoutes(router: Router, node: NodeClient): void {
   router.post('/database/fix-data-integrity', startIntegrity(true));
   router.get('/database/data-integrity-results', async (ctx) => {
     requireAdmin(ctx);
-    const details = await node.query<{ results: unknown[] }>({ op: 'ops.integrityResults' });
+    const details = await node.query<{ results: unknown[]; startTime: string | null; endTime: string | null; error: string | null }>({ op: 'ops.integrityResults' });
+    // The spec has strings: a run not started or not finished reports Go's zero time, no error ''.
+    const wire = { ...details, startTime: details.startTime ?? ZERO_TIME, endTime: details.endTime ?? ZERO_TIME, error: details.error ?? '' };
     // Upstream reports these results unpaged, with limit -1.
-    sendData(ctx, details, { pagination: { limit: -1, offset: 0, totalCount: details.results.length } });
+    sendData(ctx, wire, { pagination: { limit: -1, offset: 0, totalCount: details.results.length } });
   });
   router.post('/database/snapshot', async (ctx) => {
     requireAdmin(ctx);

@@ -176,10 +176,11 @@ export function authSuite(node: () => TestNode): void {
       }
     });
 
-    it('lets a non-admin read identity types', async () => {
+    it('refuses identity types to a non-admin (401, as upstream)', async () => {
       const user = await node().createUser('types-reader');
       const res = await node().mgmt.get('/identity-types', user.token);
-      assert.equal(res.status, 200);
+      assert.equal(res.status, 401);
+      assert.equal(res.body.error.code, 'UNAUTHORIZED');
     });
 
     it('grants admin rights to an identity with isAdmin', async () => {

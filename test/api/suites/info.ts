@@ -35,12 +35,29 @@ export function infoSuite(node: () => TestNode): void {
       assert.equal(list.body.data[0].id, 'edge-management');
       const detail = await node().mgmt.get('/specs/edge-management');
       assert.equal(detail.body.data.id, 'edge-management');
-      const doc = await node().mgmt.get('/specs/edge-management/spec');
-      assert.equal(doc.body.data.swagger, '2.0');
-      assert.equal(doc.body.data.basePath, '/edge/management/v1');
-      assert.ok(doc.body.data.paths['/identities'].get);
-      assert.ok(doc.body.data.paths['/identities/{id}'].patch);
+      const res = await node().mgmt.get('/specs/edge-management/spec');
+      assert.equal(typeof res.body.data, 'string', 'the document is a string, as upstream serves it');
+      const doc = JSON.parse(res.body.data);
+      assert.equal(doc.swagger, '2.0');
+      assert.equal(doc.basePath, '/edge/management/v1');
+      assert.ok(doc.paths['/identities'].get);
+      assert.ok(doc.paths['/identities/{id}'].patch);
       assert.equal((await node().mgmt.get('/specs/nope')).status, 404);
+    });
+
+    it('describes every served operation of each API in its document', async () => {
+      const management = JSON.parse((await node().mgmt.get('/specs/edge-management/spec')).body.data);
+      for (const [path, method] of [['/authenticate', 'post'], ['/terminators/{id}', 'patch'], ['/controller-settings/{id}/effective', 'put'], ['/current-identity/mfa', 'get']]) {
+        assert.ok(management.paths[path]?.[method], `${method} ${path}`);
+      }
+      const client = await node().client.get('/specs/edge-client/spec');
+      assert.equal(client.status, 200, client.text);
+      const clientDoc = JSON.parse(client.body.data);
+      assert.equal(clientDoc.basePath, '/edge/client/v1');
+      for (const [path, method] of [['/external-jwt-signers', 'get'], ['/services/{id}/edge-routers', 'get'], ['/enroll', 'post']]) {
+        assert.ok(clientDoc.paths[path]?.[method], `${method} ${path}`);
+      }
+      assert.equal(clientDoc.paths['/identities'], undefined, 'management-only paths stay out');
     });
 
     it('GET /summary counts resources (admin)', async () => {

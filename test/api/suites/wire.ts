@@ -120,9 +120,9 @@ export function wireSuite(node: () => TestNode): void {
       assert.equal(refused.status, 401);
       assert.equal(refused.body.error.code, 'UNAUTHORIZED');
       assert.equal(refused.headers.get('expiration-seconds'), '1800', 'a valid session still gets its expiry headers');
-      assert.equal((await mgmt.get('/identity-types/Default', user.token)).status, 200, 'authenticated access');
-      assert.equal((await mgmt.get('/identity-types/Default', 'c0ffee00-0000-4000-8000-000000000000')).status, 401);
-      assert.equal((await mgmt.get('/identity-types/Default', '')).status, 401);
+      assert.equal((await mgmt.get('/controllers', user.token)).status, 200, 'authenticated access');
+      assert.equal((await mgmt.get('/controllers', 'c0ffee00-0000-4000-8000-000000000000')).status, 401);
+      assert.equal((await mgmt.get('/controllers', '')).status, 401);
       const missing = await mgmt.get('/identities/no-such-identity', adminToken);
       assert.equal(missing.status, 404);
       assert.equal(missing.headers.get('expiration-seconds'), '1800');

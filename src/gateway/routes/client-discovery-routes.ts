@@ -1,0 +1,84 @@
+// Client-API reads SDKs, tunnelers and the console's login page make: enabled external JWT
+// signers (no session needed), protocols, controllers, the caller's edge routers, a service's
+// edge routers and terminators as the caller may see them, and when services last changed.
+
+import type { Context } from 'koa';
+import type Router from '@koa/router';
+import { ApiError } from '../../errors.js';
+import { sendData } from '../envelope.js';
+import { requireCaller, type Caller } from '../middleware/session.js';
+import type { NodeClient } from '../node-client.js';
+import { listParams, viewer, type ListReply } from './resource-routes.js';
+import type { BaseUrl } from './info-routes.js';
+
+type Wire = Record<string, unknown>;
+
+/** The most entities one of these reads merges (upstream's largest page). */
+const MAX_PAGE = '500';
+
+const SIGNER_FIELDS = [
+  'id', 'createdAt', 'updatedAt', 'tags', '_links', 'name', 'externalAuthUrl', 'clientId', 'audience', 'scopes',
+  'openIdConfigurationUrl', 'targetToken', 'enrollToCertEnabled', 'enrollToTokenEnabled',
+] as const;
+
+const EDGE_ROUTER_FIELDS = [
+  'id', 'createdAt', 'updatedAt', 'tags', '_links', 'name', 'hostname', 'supportedProtocols', 'syncStatus', 'isOnline',
+  'cost', 'noTraversal', 'disabled', 'appData',
+] as const;
+
+const pick = (wire: Wire, fields: readonly string[]): Wire => Object.fromEntries(fields.filter((f) => f in wire).map((f) => [f, wire[f]]));
+
+export function addClientDiscoveryRoutes(router: Router, node: NodeClient, baseUrl: BaseUrl): void {
+  router.get('/external-jwt-signers', async (ctx) => {
+    const page = await node.query<ListReply>({ op: 'list', kind: 'external-jwt-signers', params: listParams(ctx), viewer: {} });
+    const data = (page.data as Wire[]).filter((s) => s.enabled === true).map((s) => ({
+      ...pick(s, SIGNER_FIELDS),
+      externalAuthUrl: s.externalAuthUrl ?? '',
+      openIdConfigurationUrl: s.openIdConfigurationUrl ?? '',
+    }));
+    sendData(ctx, data, page.meta);
+  });
+  router.get('/protocols', (ctx) => {
+    sendData(ctx, { https: { address: new URL(baseUrl()).host } });
+  });
+  router.get('/controllers', async (ctx) => {
+    requireCaller(ctx);
+    const page = await node.query<ListReply>({ op: 'controllers' });
+    sendData(ctx, page.data, page.meta);
+  });
+  router.get('/current-identity/edge-routers', async (ctx) => {
+    const caller = requireCaller(ctx);
+    const routers = await callerEdgeRouters(ctx, node, caller);
+    sendData(ctx, routers, { pagination: { limit: routers.length, offset: 0, totalCount: routers.length } });
+  });
+  router.get('/services/:id/edge-routers', async (ctx) => {
+    const caller = requireCaller(ctx);
+    await requireServiceAccess(node, caller, ctx.params.id);
+    const mine = new Map((await callerEdgeRouters(ctx, node, caller)).map((r) => [r.id, r]));
+    const page = await node.query<ListReply>({ op: 'related', parent: { kind: 'services', id: ctx.params.id }, kind: 'edge-routers', params: { limit: MAX_PAGE }, viewer: {} });
+    const both = (page.data as Wire[]).filter((r) => mine.has(r.id)).map((r) => pick(r, EDGE_ROUTER_FIELDS));
+    sendData(ctx, { edgeRouters: both });
+  });
+  router.get('/services/:id/terminators', async (ctx) => {
+    const caller = requireCaller(ctx);
+    await requireServiceAccess(node, caller, ctx.params.id);
+    const page = await node.query<ListReply>({ op: 'related', parent: { kind: 'services', id: ctx.params.id }, kind: 'terminators', params: listParams(ctx), viewer: {} });
+    const data = (page.data as Wire[]).map((t) => pick(t, ['id', 'createdAt', 'updatedAt', 'tags', '_links', 'serviceId', 'service', 'routerId', 'identity']));
+    sendData(ctx, data, page.meta);
+  });
+  router.get('/current-api-session/service-updates', async (ctx) => {
+    requireCaller(ctx);
+    sendData(ctx, await node.query({ op: 'serviceUpdates' }));
+  });
+}
+
+/** The edge routers the caller's edge router policies give it (as the client API shows them). */
+async function callerEdgeRouters(ctx: Context, node: NodeClient, caller: Caller): Promise<Wire[]> {
+  const page = await node.query<ListReply>({ op: 'related', parent: { kind: 'identities', id: caller.identityId }, kind: 'edge-routers', params: { limit: MAX_PAGE }, viewer: viewer(ctx) });
+  return (page.data as Wire[]).map((r) => pick(r, EDGE_ROUTER_FIELDS));
+}
+
+/** 404 unless the caller may dial or bind the service (the client API's service read). */
+async function requireServiceAccess(node: NodeClient, caller: Caller, serviceId: string): Promise<void> {
+  if (!(await node.query<boolean>({ op: 'clientServiceVisible', identityId: caller.identityId, id: serviceId }))) throw new ApiError('NOT_FOUND');
+}
