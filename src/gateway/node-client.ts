@@ -57,6 +57,11 @@ export class NodeClient {
     this.querySubject = querySubject(nodeId);
   }
 
+  /** True when this node is a cluster member (its commands may reach other nodes). */
+  get clustered(): boolean {
+    return this.opts.recover !== undefined;
+  }
+
   /** A read answered from this node's replica. */
   query<T = unknown>(msg: Record<string, unknown>): Promise<T> {
     return this.bus.request(this.querySubject, msg) as Promise<T>;

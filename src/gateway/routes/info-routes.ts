@@ -14,7 +14,11 @@ export const PRODUCT_VERSION = 'v0.1.0';
 export const MANAGEMENT_PATH = '/edge/management/v1';
 export const CLIENT_PATH = '/edge/client/v1';
 
-const CAPABILITIES = ['HA_CONTROLLER', 'OIDC_AUTH'];
+/** What this node implements of upstream's capabilities: HA_CONTROLLER in cluster mode (OIDC
+ * login is not served, so OIDC_AUTH is never advertised). */
+function capabilities(node: NodeClient): string[] {
+  return node.clustered ? ['HA_CONTROLLER'] : [];
+}
 
 /** The advertised base URL of this node, e.g. https://127.0.0.1:1280 */
 export type BaseUrl = () => string;
@@ -50,7 +54,7 @@ export function addInfoRoutes(router: Router, node: NodeClient, baseUrl: BaseUrl
   const version = (ctx: Context) => sendData(ctx, versionInfo(baseUrl()));
   router.get('/', version);
   router.get('/version', version);
-  router.get('/enumerated-capabilities', (ctx) => sendData(ctx, CAPABILITIES));
+  router.get('/enumerated-capabilities', (ctx) => sendData(ctx, capabilities(node)));
   // This router's own document: the management API's from the declarations and its routes, the
   // client API's from its routes. Built on first use, when every route is in place; upstream
   // serves the document as a string.
