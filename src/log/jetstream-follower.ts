@@ -18,7 +18,7 @@ const FETCH = 1000;
 /** A pull request ends after this long even when fewer messages came (then another is sent). */
 const FETCH_EXPIRES_MS = 10_000;
 /** The server sends a heartbeat this often on an idle pull; two missed ones mean the consumer is lost. */
-const HEARTBEAT_MS = 1_000;
+const HEARTBEAT_MS = 500;
 /** Consumers nobody pulls from are removed by the server after this long (a follower that died). */
 const INACTIVE_MS = 60_000;
 const RETRY_MS = [50, 200, 500, 1000, 2000];

@@ -19,7 +19,7 @@ import {
 } from 'nats';
 import type { Log, LogEntry } from './log.js';
 import type { BatchHandler, LogSubscription } from './log-follower.js';
-import { JetStreamFollower } from './jetstream-follower.js';
+import { JetStreamFollower, type FollowStream } from './jetstream-follower.js';
 
 export { LogTrimmedError, type LogSubscription } from './log-follower.js';
 
@@ -63,6 +63,11 @@ const DEFAULT_DEADLINE_MS = 30_000;
 /** Timeout of one JetStream API request or one publish attempt. */
 const API_TIMEOUT_MS = 5_000;
 const ATTEMPT_TIMEOUT_MS = 2_000;
+/** No attempt starts with less time than this before the deadline (it would only time out). */
+const MIN_ATTEMPT_MS = 250;
+/** Timeout of a follower's requests (consumer create, info): one sent to a server that just died
+ * is retried on another server sooner. */
+const FOLLOW_API_TIMEOUT_MS = 2_000;
 const RETRY_MS = [25, 100, 250, 500, 1000];
 const FOLLOW_BATCH = 256;
 /** JetStream API error codes: the stream exists (with another config), and too few servers for
@@ -88,6 +93,7 @@ export class JetStreamLog<C = unknown> implements Log<C> {
   #state: 'closed' | 'opening' | 'open' | 'closing' = 'closed';
   #js: JetStreamClient | null = null;
   #jsm: JetStreamManager | null = null;
+  #followSource: FollowStream | null = null;
   #connected = false;
   #status: AsyncIterable<Status> | null = null;
   #replicas = 0;
@@ -121,6 +127,9 @@ export class JetStreamLog<C = unknown> implements Log<C> {
     try {
       this.#jsm = await this.#opts.nc.jetstreamManager({ timeout: API_TIMEOUT_MS });
       this.#js = this.#opts.nc.jetstream({ timeout: API_TIMEOUT_MS });
+      const quick = { timeout: FOLLOW_API_TIMEOUT_MS };
+      const followJsm = await this.#opts.nc.jetstreamManager({ ...quick, checkAPI: false });
+      this.#followSource = { js: this.#opts.nc.jetstream(quick), jsm: followJsm, stream: this.#opts.stream };
       this.#replicas = (await this.#ensureStreamWithRetries(this.#jsm)).config.num_replicas;
     } catch (err) {
       this.#state = 'closed';
@@ -166,7 +175,7 @@ export class JetStreamLog<C = unknown> implements Log<C> {
       } catch (err) {
         maybeStored ||= !isRefusal(err);
         const wait = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)];
-        if (!this.#opts.nc.isClosed() && Date.now() + wait < deadline) {
+        if (!this.#opts.nc.isClosed() && Date.now() + wait + MIN_ATTEMPT_MS <= deadline) {
           await new Promise((resolve) => setTimeout(resolve, wait));
           continue;
         }
@@ -191,8 +200,7 @@ export class JetStreamLog<C = unknown> implements Log<C> {
   #follow(afterSeq: number, handler: BatchHandler<C>, maxBatch: number): LogSubscription {
     if (this.#state !== 'open') throw new Error(`JetStreamLog is ${this.#state}; cannot follow`);
     if (!Number.isSafeInteger(afterSeq) || afterSeq < 0) throw new RangeError(`follow: bad afterSeq ${afterSeq}`);
-    const source = { js: this.#js!, jsm: this.#jsm!, stream: this.#opts.stream };
-    const follower = new JetStreamFollower<C>(source, afterSeq, handler, maxBatch, () => this.#followers.delete(follower));
+    const follower = new JetStreamFollower<C>(this.#followSource!, afterSeq, handler, maxBatch, () => this.#followers.delete(follower));
     this.#followers.add(follower);
     return follower;
   }

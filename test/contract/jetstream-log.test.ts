@@ -150,7 +150,7 @@ test('jetstream-log - following from before the first stored entry fails with Lo
 test('jetstream-log - an append nobody stored is LogUnavailableError; one that may have been is LogOutcomeUnknownError', async () => {
   const nc = started(singleNc);
   const { stream, subject } = names();
-  const log = new JetStreamLog({ nc, stream, subject, appendDeadlineMs: 400 });
+  const log = new JetStreamLog({ nc, stream, subject, appendDeadlineMs: 1000 });
   await log.open();
   let silent: Subscription | undefined;
   try {
@@ -299,7 +299,7 @@ test('jetstream-log - catch-up reading speed (diagnostic)', async (t) => {
   const log = new JetStreamLog({ nc, stream, subject });
   await log.open();
   try {
-    const count = 20_000;
+    const count = 10_000;
     for (let from = 0; from < count; from += 1000) {
       await Promise.all(Array.from({ length: 1000 }, (_, i) => log.append({ op: 'put', id: `id-${from + i}`, data: 'x'.repeat(100) })));
     }
