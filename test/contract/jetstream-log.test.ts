@@ -62,7 +62,7 @@ async function readAll(log: JetStreamLog, count: number): Promise<LogEntry[]> {
   return seen;
 }
 
-test('jetstream-log - replicas: 1 on one server, 3 on the cluster, or as configured', async () => {
+test('jetstream-log - replicas: 1 on one server, 3 on the cluster, or as configured; an existing stream is used as it is', async () => {
   const cases: [NatsConnection, number | undefined, number][] = [[started(singleNc), undefined, 1], [started(clusterNc), undefined, 3], [started(clusterNc), 2, 2]];
   for (const [nc, replicas, expected] of cases) {
     const { stream, subject } = names();
@@ -73,6 +73,19 @@ test('jetstream-log - replicas: 1 on one server, 3 on the cluster, or as configu
     assert.equal(info.config.num_replicas, expected);
     assert.equal(info.config.storage, 'file');
     assert.equal(info.config.duplicate_window, 120_000_000_000);
+    await log.close();
+    await deleteStream(nc, stream);
+  }
+  // a stream that exists with other replicas (created by another node) is used as it is
+  const nc = started(clusterNc);
+  const { stream, subject } = names();
+  await (await nc.jetstreamManager()).streams.add({ name: stream, subjects: [subject], num_replicas: 1 });
+  const log = new JetStreamLog({ nc, stream, subject });
+  await log.open();
+  try {
+    assert.equal(log.replicas, 1);
+    assert.equal(await log.append({ i: 1 }), 1);
+  } finally {
     await log.close();
     await deleteStream(nc, stream);
   }
