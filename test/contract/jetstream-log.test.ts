@@ -50,8 +50,8 @@ function factory(nc: () => NatsConnection | undefined): LogFactory {
 }
 
 // JetStreamLog never trims the shared stream (a node cannot know what the others still need).
-runLogContract('jetstream-log (one server)', factory(() => singleNc), { trim: false });
-runLogContract('jetstream-log (three-server cluster)', factory(() => clusterNc), { trim: false });
+runLogContract('jetstream-log (one server)', factory(() => singleNc), { trim: false, entryTimes: true });
+runLogContract('jetstream-log (three-server cluster)', factory(() => clusterNc), { trim: false, entryTimes: true });
 
 /** Reads entries 1..count through a new follower. */
 async function readAll(log: JetStreamLog, count: number): Promise<LogEntry[]> {
