@@ -3,6 +3,7 @@
 // fault (gap, lost server, reconnect) it recreates the consumer at the next sequence it needs.
 
 import { AckPolicy, ConsumerEvents, DeliverPolicy, nanos, type Consumer, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from 'nats';
+import { apiErrorCode, STREAM_NOT_FOUND } from './jetstream-stream.js';
 import type { LogEntry } from './log.js';
 import { LogTrimmedError, type BatchHandler, type LogSubscription } from './log-follower.js';
 
@@ -18,12 +19,10 @@ const FETCH = 1000;
 /** A pull request ends after this long even when fewer messages came (then another is sent). */
 const FETCH_EXPIRES_MS = 10_000;
 /** The server sends a heartbeat this often on an idle pull; two missed ones mean the consumer is lost. */
-const HEARTBEAT_MS = 1_000;
+const HEARTBEAT_MS = 500;
 /** Consumers nobody pulls from are removed by the server after this long (a follower that died). */
 const INACTIVE_MS = 60_000;
 const RETRY_MS = [50, 200, 500, 1000, 2000];
-/** JetStream's API error code for a missing stream. */
-const STREAM_NOT_FOUND = 10059;
 /** Fresh consumers in a row that skip the same sequence before it is declared missing. */
 const MISSING_LIMIT = 3;
 
@@ -144,8 +143,7 @@ export class JetStreamFollower<C> implements LogSubscription {
 
   async #assertNotTrimmed(): Promise<void> {
     const info = await this.source.jsm.streams.info(this.source.stream).catch((err: unknown) => {
-      const code = (err as { api_error?: { err_code?: number } }).api_error?.err_code;
-      throw code === STREAM_NOT_FOUND ? new LogDataError(`stream ${this.source.stream} no longer exists`, { cause: err }) : err;
+      throw apiErrorCode(err) === STREAM_NOT_FOUND ? new LogDataError(`stream ${this.source.stream} no longer exists`, { cause: err }) : err;
     });
     const { state } = info;
     const firstSeq = Math.max(state.first_seq, 1); // an empty, never written stream reports 0

@@ -1,27 +1,17 @@
 // JetStreamLog: the clustered Log on one JetStream stream (file storage, replicated). append()
 // resolves after JetStream's quorum ack, retrying with one Nats-Msg-Id so a retry never stores
-// twice; it never reports a failure when the outcome is unknown. Followers: jetstream-follower.ts.
+// twice; it never reports a failure when the outcome is unknown. Followers: jetstream-follower.ts;
+// the stream's creation: jetstream-stream.ts.
 
-import {
-  DiscardPolicy,
-  ErrorCode,
-  Events,
-  nanos,
-  nuid,
-  RetentionPolicy,
-  StorageType,
-  type JetStreamClient,
-  type JetStreamManager,
-  type NatsConnection,
-  type Status,
-  type StreamConfig,
-  type StreamInfo,
-} from 'nats';
+import { ErrorCode, Events, nuid, type JetStreamClient, type JetStreamManager, type NatsConnection, type Status } from 'nats';
 import type { Log, LogEntry } from './log.js';
 import type { BatchHandler, LogSubscription } from './log-follower.js';
-import { JetStreamFollower } from './jetstream-follower.js';
+import { JetStreamFollower, type FollowStream } from './jetstream-follower.js';
+import { apiErrorCode, DUPLICATE_WINDOW_MS, ensureLogStream } from './jetstream-stream.js';
+import { LogOutcomeUnknownError, LogUnavailableError } from './log-errors.js';
 
 export { LogTrimmedError, type LogSubscription } from './log-follower.js';
+export { LogOutcomeUnknownError, LogUnavailableError } from './log-errors.js';
 
 /** Options of a JetStreamLog. */
 export interface JetStreamLogOptions {
@@ -38,27 +28,6 @@ export interface JetStreamLogOptions {
   appendDeadlineMs?: number;
 }
 
-/** Nothing was appended (or read): the log is closed or NATS is not connected. Safe to retry. */
-export class LogUnavailableError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'LogUnavailableError';
-  }
-}
-
-/** A publish was sent but never acknowledged before the deadline: the entry may or may not be in
- * the log. Retrying with the same msgId within the duplicate window is safe. */
-export class LogOutcomeUnknownError extends Error {
-  constructor(
-    readonly msgId: string,
-    options?: ErrorOptions,
-  ) {
-    super(`the outcome of the append is unknown (msgId ${msgId}): it was sent to JetStream but never acknowledged`, options);
-    this.name = 'LogOutcomeUnknownError';
-  }
-}
-
-const DUPLICATE_WINDOW_MS = 120_000;
 const DEFAULT_DEADLINE_MS = 30_000;
 /** Timeout of one JetStream API request or one publish attempt. */
 const API_TIMEOUT_MS = 5_000;
@@ -66,17 +35,13 @@ const API_TIMEOUT_MS = 5_000;
  * leader election it should fail fast, so requests get a 503 rather than hang). */
 const LAST_SEQ_TIMEOUT_MS = 1_500;
 const ATTEMPT_TIMEOUT_MS = 2_000;
+/** No attempt starts with less time than this before the deadline (it would only time out). */
+const MIN_ATTEMPT_MS = 250;
+/** Timeout of a follower's requests (consumer create, info): one sent to a server that just died
+ * is retried on another server sooner. */
+const FOLLOW_API_TIMEOUT_MS = 2_000;
 const RETRY_MS = [25, 100, 250, 500, 1000];
 const FOLLOW_BATCH = 256;
-/** JetStream API error codes: the stream exists (with another config), and too few servers for
- * the replicas asked (no peers / insufficient resources / not clustered). */
-const STREAM_NAME_IN_USE = 10058;
-const STREAM_NOT_FOUND = 10059;
-const TOO_FEW_SERVERS = new Set([10005, 10023, 10074]);
-/** "JetStream system temporarily unavailable" (no meta leader yet). */
-const JETSTREAM_NOT_READY = 10008;
-/** How long open() retries timeouts and JetStream not being ready. */
-const OPEN_DEADLINE_MS = 20_000;
 
 const encoder = new TextEncoder();
 
@@ -92,6 +57,7 @@ export class JetStreamLog<C = unknown> implements Log<C> {
   #js: JetStreamClient | null = null;
   #jsm: JetStreamManager | null = null;
   #jsmFast: JetStreamManager | null = null;
+  #followSource: FollowStream | null = null;
   #connected = false;
   #status: AsyncIterable<Status> | null = null;
   #replicas = 0;
@@ -123,10 +89,14 @@ export class JetStreamLog<C = unknown> implements Log<C> {
     if (this.#opts.nc.isClosed()) throw new LogUnavailableError('JetStreamLog: the NATS connection is closed');
     this.#state = 'opening';
     try {
-      this.#jsm = await this.#opts.nc.jetstreamManager({ timeout: API_TIMEOUT_MS });
-      this.#jsmFast = await this.#opts.nc.jetstreamManager({ timeout: LAST_SEQ_TIMEOUT_MS });
+      this.#jsm = await this.#opts.nc.jetstreamManager({ timeout: API_TIMEOUT_MS, checkAPI: false });
+      this.#jsmFast = await this.#opts.nc.jetstreamManager({ timeout: LAST_SEQ_TIMEOUT_MS, checkAPI: false });
       this.#js = this.#opts.nc.jetstream({ timeout: API_TIMEOUT_MS });
-      this.#replicas = (await this.#ensureStreamWithRetries(this.#jsm)).config.num_replicas;
+      const quick = { timeout: FOLLOW_API_TIMEOUT_MS };
+      const followJsm = await this.#opts.nc.jetstreamManager({ ...quick, checkAPI: false });
+      this.#followSource = { js: this.#opts.nc.jetstream(quick), jsm: followJsm, stream: this.#opts.stream };
+      const { stream, subject, replicas } = this.#opts;
+      this.#replicas = (await ensureLogStream(this.#jsm, { stream, subject, replicas }, () => this.#opts.nc.isClosed())).config.num_replicas;
     } catch (err) {
       this.#state = 'closed';
       throw err;
@@ -171,7 +141,7 @@ export class JetStreamLog<C = unknown> implements Log<C> {
       } catch (err) {
         maybeStored ||= !isRefusal(err);
         const wait = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)];
-        if (!this.#opts.nc.isClosed() && Date.now() + wait < deadline) {
+        if (!this.#opts.nc.isClosed() && Date.now() + wait + MIN_ATTEMPT_MS <= deadline) {
           await new Promise((resolve) => setTimeout(resolve, wait));
           continue;
         }
@@ -196,8 +166,7 @@ export class JetStreamLog<C = unknown> implements Log<C> {
   #follow(afterSeq: number, handler: BatchHandler<C>, maxBatch: number): LogSubscription {
     if (this.#state !== 'open') throw new Error(`JetStreamLog is ${this.#state}; cannot follow`);
     if (!Number.isSafeInteger(afterSeq) || afterSeq < 0) throw new RangeError(`follow: bad afterSeq ${afterSeq}`);
-    const source = { js: this.#js!, jsm: this.#jsm!, stream: this.#opts.stream };
-    const follower = new JetStreamFollower<C>(source, afterSeq, handler, maxBatch, () => this.#followers.delete(follower));
+    const follower = new JetStreamFollower<C>(this.#followSource!, afterSeq, handler, maxBatch, () => this.#followers.delete(follower));
     this.#followers.add(follower);
     return follower;
   }
@@ -223,71 +192,6 @@ export class JetStreamLog<C = unknown> implements Log<C> {
     this.#state = 'closed';
   }
 
-  /** Concurrent creates of one stream by several nodes can leave a request unanswered (seen with
-   * nats-server 2.9): transient failures are retried, the outcome read back with stream info. */
-  async #ensureStreamWithRetries(jsm: JetStreamManager): Promise<StreamInfo> {
-    const deadline = Date.now() + OPEN_DEADLINE_MS;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.#ensureStream(jsm);
-      } catch (err) {
-        const code = apiErrorCode(err);
-        const definite = code !== undefined && code !== JETSTREAM_NOT_READY;
-        const wait = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)];
-        if (definite || this.#opts.nc.isClosed() || Date.now() + wait > deadline) throw err;
-        await new Promise((resolve) => setTimeout(resolve, wait));
-      }
-    }
-  }
-
-  async #ensureStream(jsm: JetStreamManager): Promise<StreamInfo> {
-    const existing = await this.#streamInfo(jsm);
-    if (existing) return this.#checked(existing);
-    const { replicas } = this.#opts;
-    for (const r of replicas === undefined ? [3, 2, 1] : [replicas]) {
-      try {
-        return this.#checked(await jsm.streams.add(this.#config(r)));
-      } catch (err) {
-        const code = apiErrorCode(err);
-        if (code === STREAM_NAME_IN_USE) {
-          const raced = await this.#streamInfo(jsm); // created meanwhile, perhaps with other replicas
-          if (raced) return this.#checked(raced);
-        }
-        if (replicas === undefined && r > 1 && code !== undefined && TOO_FEW_SERVERS.has(code)) continue;
-        throw err;
-      }
-    }
-    throw new Error('unreachable');
-  }
-
-  async #streamInfo(jsm: JetStreamManager): Promise<StreamInfo | null> {
-    try {
-      return await jsm.streams.info(this.#opts.stream);
-    } catch (err) {
-      if (apiErrorCode(err) === STREAM_NOT_FOUND) return null;
-      throw err;
-    }
-  }
-
-  #config(replicas: number): Partial<StreamConfig> {
-    return {
-      name: this.#opts.stream,
-      subjects: [this.#opts.subject],
-      storage: StorageType.File,
-      retention: RetentionPolicy.Limits,
-      discard: DiscardPolicy.Old,
-      duplicate_window: nanos(DUPLICATE_WINDOW_MS),
-      num_replicas: replicas,
-    };
-  }
-
-  #checked(info: StreamInfo): StreamInfo {
-    if (!info.config.subjects?.includes(this.#opts.subject)) {
-      throw new Error(`JetStreamLog: stream ${this.#opts.stream} exists without subject ${this.#opts.subject}`);
-    }
-    return info;
-  }
-
   /** Tracks disconnects; after a reconnect, followers re-read through new consumers. */
   #watchConnection(): void {
     this.#connected = !this.#opts.nc.isClosed();
@@ -308,8 +212,4 @@ export class JetStreamLog<C = unknown> implements Log<C> {
  * (a stream leader election), or JetStream replied with an error. */
 function isRefusal(err: unknown): boolean {
   return (err as { code?: string } | null)?.code === ErrorCode.NoResponders || apiErrorCode(err) !== undefined;
-}
-
-function apiErrorCode(err: unknown): number | undefined {
-  return (err as { api_error?: { err_code?: number } } | null)?.api_error?.err_code;
 }
