@@ -74,7 +74,7 @@ const KEYS: KeySpec[] = [
   { flag: 'worker-threads', env: 'WEFT_WORKER_THREADS', key: 'workerThreads', kind: 'int', min: 1, max: 256, help: 'worker pool threads (default 2)' },
   { flag: 'worker-priority', env: 'WEFT_WORKER_PRIORITY', key: 'workerPriority', kind: 'choice', choices: WORKER_PRIORITIES, help: 'worker pool CPU priority: background | low | normal (default background)' },
   { flag: 'mailbox-size', env: 'WEFT_MAILBOX_SIZE', key: 'mailboxSize', kind: 'int', min: 1, max: 1_000_000, help: 'bounded actor mailbox size (default 64)' },
-  { flag: 'cache-mb', env: 'WEFT_CACHE_MB', key: 'cacheMb', kind: 'int', min: 16, max: 1_048_576, help: 'replica memory budget in MiB: index tree, record cache, LevelDB block cache (default 512)' },
+  { flag: 'cache-mb', env: 'WEFT_CACHE_MB', key: 'cacheMb', kind: 'int', min: 4, max: 1_048_576, help: 'replica memory budget in MiB: index tree, record cache, LevelDB block cache (default 512)' },
   { flag: 'log-level', env: 'WEFT_LOG_LEVEL', key: 'logLevel', kind: 'choice', choices: LEVELS, help: 'debug | info | warn | error | silent (default info)' },
 ];
 

@@ -177,7 +177,7 @@ describe('parseConfig validation', () => {
 
   it('rejects a non-integer, naming the key and the value', () => {
     refuses(['--mailbox-size', 'abc'], {}, /--mailbox-size \/ WEFT_MAILBOX_SIZE must be an integer from 1 to 1000000, got "abc"/);
-    refuses(['--cache-mb', '8'], {}, /--cache-mb \/ WEFT_CACHE_MB must be an integer from 16 to 1048576, got "8"/);
+    refuses(['--cache-mb', '2'], {}, /--cache-mb \/ WEFT_CACHE_MB must be an integer from 4 to 1048576, got "2"/);
     refuses([], { WEFT_WORKER_THREADS: '1.5' }, /--worker-threads \/ WEFT_WORKER_THREADS must be an integer/);
   });
 
