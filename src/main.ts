@@ -99,7 +99,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   await kv.open();
   const warming = performance.now();
   kv.whenWarm().then(
-    () => log.info('replica cached in memory', { ms: Math.round(performance.now() - warming) }),
+    () => log.info('replica cached in memory', { ms: Math.round(performance.now() - warming), indexInMemory: kv.indexInMemory }),
     (err) => log.error('replica cache failed; writes are refused', { error: err }),
   );
   const replica = new Replica(kv);

@@ -30,13 +30,13 @@ const LRU_OVERHEAD = 96;
 export interface CachedKvOptions {
   path: string;
   /** The memory budget in bytes (default DEFAULT_CACHE_MB MiB): a quarter for LevelDB's block
-   * cache, a half for the index tree, a quarter for the values read from disk. */
+   * cache, five eighths for the index tree, an eighth for the values read from disk. */
   cacheBytes?: number;
 }
 
 /** How the budget is shared (see CachedKvOptions.cacheBytes). */
 export function budgetShares(cacheBytes: number): { blockCache: number; tree: number; values: number } {
-  return { blockCache: Math.floor(cacheBytes / 4), tree: Math.floor(cacheBytes / 2), values: Math.floor(cacheBytes / 4) };
+  return { blockCache: Math.floor(cacheBytes / 4), tree: Math.floor((cacheBytes * 5) / 8), values: Math.floor(cacheBytes / 8) };
 }
 
 /** True for a key the tree mirrors. */
