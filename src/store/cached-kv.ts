@@ -67,9 +67,13 @@ export class CachedKv implements KvStore {
   private overlay = new Map<string, Pending>();
   /** Batches not yet handed to the disk. */
   private pending: KvOp[][] = [];
-  /** Number of the last batch taken (overlay entries at or below `written` are on disk). */
+  /** Number of the last batch made (overlay entries at or below `written` are on disk). */
   private gen = 0;
+  /** Every batch up to this number is on disk. */
+  private written = 0;
   private flushing: Promise<void> | undefined;
+  /** Woken after each write-behind (and when it stops). */
+  private flushWaiters: (() => void)[] = [];
   private failure: Error | undefined;
   private isOpen = false;
 
@@ -225,10 +229,18 @@ export class CachedKv implements KvStore {
     this.checkTreeBudget();
   }
 
-  /** Resolves once everything batched so far is on disk (LevelDB's own write, not synced). */
+  /** Resolves once everything batched so far is on disk (LevelDB's own write, not synced);
+   * batches made meanwhile are not waited for, so a steady flow of writes never starves it. */
   async flush(): Promise<void> {
-    while (this.flushing) await this.flushing;
+    const target = this.gen;
+    while (this.flushing && this.written < target) await new Promise<void>((wake) => this.flushWaiters.push(wake));
     if (this.failure) throw this.failure;
+  }
+
+  private wakeFlushWaiters(): void {
+    const waiters = this.flushWaiters;
+    this.flushWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   private async writeBehind(): Promise<void> {
@@ -246,12 +258,15 @@ export class CachedKv implements KvStore {
             if (pending && pending.gen <= upTo) this.overlay.delete(op.key);
           }
         }
+        this.written = upTo;
+        this.wakeFlushWaiters();
       }
     } catch (err) {
       // The disk refused a write memory accepted: stop taking writes rather than diverge.
       this.failure = err instanceof Error ? err : new Error(String(err));
     } finally {
       this.flushing = undefined;
+      this.wakeFlushWaiters();
     }
   }
 
