@@ -7,6 +7,7 @@ import { killAllCliNodes } from '../test/support/cli-node.js';
 import { BENCH_DIR } from './lib/harness.js';
 import { certificateIssuance } from './scenarios/certificates.js';
 import { costCurve } from './scenarios/cost-curve.js';
+import { memoryScale } from './scenarios/memory.js';
 import { postureEvents } from './scenarios/posture.js';
 import { accessLarge, listLarge, loginsVsReads, sizeRatio, startLarge } from './scenarios/scale.js';
 import { createIdentity, getIdentity, getIdentityNats } from './scenarios/throughput.js';
@@ -24,6 +25,7 @@ const SCENARIOS: Record<string, Scenario> = {
   posture: postureEvents,
   certificates: certificateIssuance,
   'cost-curve': costCurve,
+  'memory-scale': memoryScale,
 };
 
 function format(rows: Row[]): string {

@@ -33,6 +33,8 @@ export interface Config {
   /** Scheduling priority of the pool's threads (see workers/thread-priority.ts). */
   workerPriority: WorkerPriority;
   mailboxSize: number;
+  /** The replica's memory budget in MiB (index tree, value cache, LevelDB block cache). */
+  cacheMb: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
@@ -58,6 +60,7 @@ export const DEFAULTS = {
   workerThreads: 2,
   workerPriority: 'background',
   mailboxSize: 64,
+  cacheMb: 512,
   logLevel: 'info',
 } as const satisfies Partial<Config>;
 
@@ -81,6 +84,7 @@ const KEYS: KeySpec[] = [
   { flag: 'worker-threads', env: 'WEFT_WORKER_THREADS', key: 'workerThreads', kind: 'int', min: 1, max: 256, help: 'worker pool threads (default 2)' },
   { flag: 'worker-priority', env: 'WEFT_WORKER_PRIORITY', key: 'workerPriority', kind: 'choice', choices: WORKER_PRIORITIES, help: 'worker pool CPU priority: background | low | normal (default background)' },
   { flag: 'mailbox-size', env: 'WEFT_MAILBOX_SIZE', key: 'mailboxSize', kind: 'int', min: 1, max: 1_000_000, help: 'bounded actor mailbox size (default 64)' },
+  { flag: 'cache-mb', env: 'WEFT_CACHE_MB', key: 'cacheMb', kind: 'int', min: 4, max: 1_048_576, help: 'replica memory budget in MiB: index tree, record cache, LevelDB block cache (default 512)' },
   { flag: 'log-level', env: 'WEFT_LOG_LEVEL', key: 'logLevel', kind: 'choice', choices: LEVELS, help: 'debug | info | warn | error | silent (default info)' },
 ];
 

@@ -101,11 +101,11 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
   const baseUrl = config.advertise ? `https://${config.advertise}` : url;
 
-  const kv = new CachedKv({ path: join(dataDir, 'replica') });
+  const kv = new CachedKv({ path: join(dataDir, 'replica'), cacheBytes: config.cacheMb * 1024 * 1024 });
   await kv.open();
   const warming = performance.now();
   kv.whenWarm().then(
-    () => log.info('replica cached in memory', { ms: Math.round(performance.now() - warming) }),
+    () => log.info('replica cached in memory', { ms: Math.round(performance.now() - warming), indexInMemory: kv.indexInMemory }),
     (err) => log.error('replica cache failed; writes are refused', { error: err }),
   );
   const replica = new Replica(kv);

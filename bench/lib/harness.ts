@@ -2,6 +2,7 @@
 // (cached under .bench-data/), and medians of paired runs (baseline, target, baseline, ...).
 
 import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
 import { cp, mkdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,13 +73,17 @@ export interface RunningNode {
   origin: string;
   token: string;
   dataDir: string;
+  /** Seconds from spawning the process to the first successful login. */
+  servingSeconds: number;
   stop(): Promise<void>;
 }
 
 /** Starts a real node process on a data dir and logs in as the benchmark admin. */
 export async function startBenchNode(dataDir: string, env: Record<string, string> = {}, opts: { waitForCache?: boolean } = {}): Promise<RunningNode> {
+  const started = performance.now();
   const node = await startCliNode({ dataDir, env: { WEFT_LOG_LEVEL: 'info', WEFT_WORKER_THREADS: '1', ...env } });
   const token = await node.login(BENCH_ADMIN.username, BENCH_ADMIN.password);
+  const servingSeconds = (performance.now() - started) / 1000;
   // Measure the steady state: reads are served from memory once the replica is cached.
   if (opts.waitForCache !== false) {
     for (let i = 0; i < 600 && !node.stdout().includes('replica cached in memory'); i++) await new Promise((r) => setTimeout(r, 100));
@@ -89,6 +94,7 @@ export async function startBenchNode(dataDir: string, env: Record<string, string
     origin,
     token,
     dataDir,
+    servingSeconds,
     async stop() {
       await node.stop();
       await rm(dataDir, { recursive: true, force: true });

@@ -49,7 +49,7 @@ function attributes(rand: () => number, prefix: string, pool: number, max: numbe
 
 /** Opens a data dir's log and replica without a node (the node must not be running), runs
  * `work` with a proposer, and closes everything again. */
-export async function withOfflineStore<T>(dataDir: string, work: (store: { replica: Replica; proposer: Proposer; writer: EntityWriter }) => Promise<T>): Promise<T> {
+export async function withOfflineStore<T>(dataDir: string, work: (store: { replica: Replica; proposer: Proposer; writer: EntityWriter; log: LocalLog<Command> }) => Promise<T>): Promise<T> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const kv = new LevelKv({ path: join(dataDir, 'replica') });
   await kv.open();
@@ -60,7 +60,7 @@ export async function withOfflineStore<T>(dataDir: string, work: (store: { repli
   const following = commandLog.follow(replica.appliedSeq, (e) => replica.apply(e));
   try {
     const proposer = new Proposer(commandLog, replica, 'bench');
-    return await work({ replica, proposer, writer: new EntityWriter(replica, proposer) });
+    return await work({ replica, proposer, writer: new EntityWriter(replica, proposer), log: commandLog });
   } finally {
     await following.close();
     await commandLog.close();
@@ -73,7 +73,7 @@ export async function seedDataDir(dataDir: string, sizes: SeedSizes, log: (msg: 
 }
 
 async function seedStore(
-  { replica, proposer, writer }: { replica: Replica; proposer: Proposer; writer: EntityWriter },
+  { replica, proposer, writer, log: commandLog }: { replica: Replica; proposer: Proposer; writer: EntityWriter; log: LocalLog<Command> },
   sizes: SeedSizes,
   log: (msg: string) => void,
   dataDir: string,
@@ -86,8 +86,14 @@ async function seedStore(
   const at = new Date().toISOString();
   const base = (id: string, fields: Record<string, unknown>) => ({ id, createdAt: at, updatedAt: at, tags: {}, ...fields });
   const pad = (n: number) => String(n).padStart(6, '0');
+  // Proposed as the proposer does, waiting longer for the apply (a busy machine may take more
+  // than a request's 10 s to apply a batch of 1,000 creates).
   const flush = async (ops: Op[]) => {
-    for (let i = 0; i < ops.length; i += BATCH) await proposer.propose(ops.slice(i, i + BATCH), at);
+    for (let i = 0; i < ops.length; i += BATCH) {
+      const seq = await commandLog.append({ at, origin: 'bench', ops: ops.slice(i, i + BATCH) });
+      const result = await replica.waitFor(seq, 600_000);
+      if (!result.ok) throw new Error(`seeding: ${JSON.stringify(result.error)}`);
+    }
   };
 
   const routerIds = Array.from({ length: sizes.edgeRouters }, (_, i) => `er-${pad(i)}`);

@@ -1,97 +1,246 @@
-// CachedKv: LevelDB for durability, an in-memory ordered mirror for every read. The mirror is
-// built in the background after open (the node serves from LevelDB meanwhile). Once it is
-// warm, an unsynced batch (the replica's applies, whose durable truth is the log) lands in the
-// mirror at once and is written behind, several batches coalesced into one LevelDB write.
+// CachedKv: LevelDB is the truth for every key; memory holds, within a budget, what pays for
+// itself. The index families (`i` secondary indexes, `u` unique keys, `n` counts, `m` meta) are
+// mirrored whole in a counted B+tree, so indexed range reads and O(log n) range counts never touch
+// the disk; records, policy links and policy lists (`r`, `l`, `e`: most of the bytes) are read
+// from LevelDB, through its block cache and a byte-bounded LRU of values. The tree is built in the
+// background after open (reads are served from LevelDB meanwhile); if it would outgrow its share
+// of the budget it is dropped and the node carries on from LevelDB: slower, never out of memory.
+// An unsynced batch (the replica's applies, whose durable truth is the log) lands in memory at
+// once and is written behind, several batches coalesced into one LevelDB write; until then its
+// keys are read from an overlay of pending writes.
 
+import { assertValidOps, compareUtf8 } from './compare-utf8.js';
 import type { KvSnapshot } from './kv-snapshot.js';
 import { LevelKv } from './level-kv.js';
 import type { KvOp, KvRange, KvStore } from './kv.js';
 import { MemoryKv } from './memory-kv.js';
 
+const MIB = 1024 * 1024;
+/** The default memory budget (`--cache-mb`). */
+export const DEFAULT_CACHE_MB = 512;
 const LOAD_CHUNK = 10_000;
+/** The key families mirrored in the counted tree (a key `c␀…` with c in this set). */
+const TREE_FAMILIES = new Set(['i', 'm', 'n', 'u']);
+/** Heap bytes a tree entry costs beyond its characters (string header, array slots, node share). */
+const ENTRY_OVERHEAD = 72;
+/** Heap bytes an LRU entry costs beyond its characters (two strings, the map entry). */
+const LRU_OVERHEAD = 96;
+
+/** Options for {@link CachedKv}. */
+export interface CachedKvOptions {
+  path: string;
+  /** The memory budget in bytes (default DEFAULT_CACHE_MB MiB): a quarter for LevelDB's block
+   * cache, five eighths for the index tree, an eighth for the values read from disk. */
+  cacheBytes?: number;
+}
+
+/** How the budget is shared (see CachedKvOptions.cacheBytes). */
+export function budgetShares(cacheBytes: number): { blockCache: number; tree: number; values: number } {
+  return { blockCache: Math.floor(cacheBytes / 4), tree: Math.floor((cacheBytes * 5) / 8), values: Math.floor(cacheBytes / 8) };
+}
+
+/** True for a key the tree mirrors. */
+function inTree(key: string): boolean {
+  return key.length > 1 && key.charCodeAt(1) === 0 && TREE_FAMILIES.has(key[0]);
+}
+
+/** A pending write: its value (null = deleted) and the number of the batch that made it. */
+interface Pending {
+  value: string | null;
+  gen: number;
+}
 
 export class CachedKv implements KvStore {
   private readonly disk: LevelKv;
-  private mirror = new MemoryKv();
-  /** True once the mirror holds everything: reads and writes switch to it. */
+  private readonly shares: { blockCache: number; tree: number; values: number };
+  /** The index tree; undefined when it was dropped (over budget) or is not built yet. */
+  private tree: MemoryKv | undefined;
+  /** True once the tree holds every key of its families: its ranges are read from it. */
   private warm = false;
-  /** Writes made while the mirror is being built, replayed into it before it is used. */
+  /** Heap bytes one tree entry costs on average (measured at build), for the budget check. */
+  private entryBytes = ENTRY_OVERHEAD;
+  /** Tree writes made while the tree is being built, replayed into it before it is used. */
   private journal: KvOp[][] | undefined;
   private warming: Promise<void> | undefined;
-  /** Batches applied to the mirror and not yet handed to the disk. */
+  private readonly values: ByteLru;
+  /** Every write not yet on disk, by key (the latest of each): reads see it first. */
+  private overlay = new Map<string, Pending>();
+  /** Batches not yet handed to the disk. */
   private pending: KvOp[][] = [];
+  /** Number of the last batch made (overlay entries at or below `written` are on disk). */
+  private gen = 0;
+  /** Every batch up to this number is on disk. */
+  private written = 0;
   private flushing: Promise<void> | undefined;
+  /** Woken after each write-behind (and when it stops). */
+  private flushWaiters: (() => void)[] = [];
   private failure: Error | undefined;
+  private isOpen = false;
 
-  constructor(opts: { path: string }) {
-    this.disk = new LevelKv(opts);
+  constructor(opts: CachedKvOptions) {
+    this.shares = budgetShares(opts.cacheBytes ?? DEFAULT_CACHE_MB * MIB);
+    this.disk = new LevelKv({ path: opts.path, cacheSize: Math.max(8 * MIB, this.shares.blockCache) });
+    this.values = new ByteLru(this.shares.values);
   }
 
-  /** Opens LevelDB and starts building the mirror; reads are served from disk until it is warm. */
+  /** Opens LevelDB and starts building the index tree; until it is warm every read is served
+   * from LevelDB. */
   async open(): Promise<void> {
     await this.disk.open();
+    this.isOpen = true;
     this.warm = false;
-    this.mirror = new MemoryKv();
-    await this.mirror.open();
+    this.tree = new MemoryKv();
+    await this.tree.open();
     this.journal = [];
     this.warming = this.build().catch((err) => {
       this.failure = err instanceof Error ? err : new Error(String(err));
     });
   }
 
-  /** Resolves when reads are served from memory (tests and benchmarks wait for it). */
+  /** Resolves when the index tree is built (or dropped as over budget): tests and benchmarks
+   * wait for it. */
   async whenWarm(): Promise<void> {
     await this.warming;
     if (this.failure) throw this.failure;
   }
 
+  /** True while the index tree serves index reads (false before it is built or once dropped). */
+  get indexInMemory(): boolean {
+    return this.warm && this.tree !== undefined;
+  }
+
+  /** Reads every key of the tree's families from disk (values too: small ones) and loads them;
+   * gives up, dropping the tree, as soon as they exceed the tree's share of the budget. */
   private async build(): Promise<void> {
     const entries: [string, string][] = [];
-    for await (const chunk of this.disk.chunks({}, LOAD_CHUNK)) {
-      for (const entry of chunk) entries.push(entry);
+    let chars = 0;
+    for (const family of [...TREE_FAMILIES].sort()) {
+      for await (const chunk of this.disk.chunks({ gte: `${family}\x00`, lt: `${family}\x01` }, LOAD_CHUNK)) {
+        for (const entry of chunk) {
+          entries.push(entry);
+          chars += entry[0].length + entry[1].length;
+        }
+        if (chars + entries.length * ENTRY_OVERHEAD > this.shares.tree) return this.dropTree();
+        if (!this.tree) return;
+      }
     }
-    this.mirror.bulkLoad(entries);
-    for (const ops of this.journal ?? []) await this.mirror.batch(ops);
+    if (!this.tree) return;
+    this.entryBytes = entries.length === 0 ? ENTRY_OVERHEAD : ENTRY_OVERHEAD + chars / entries.length;
+    this.tree.bulkLoad(entries);
+    entries.length = 0;
+    for (const ops of this.journal ?? []) await this.tree.batch(ops);
     this.journal = undefined;
     this.warm = true;
+    this.checkTreeBudget();
+  }
+
+  /** Gives up the tree: index reads are served from LevelDB from now on. */
+  private dropTree(): void {
+    this.tree = undefined;
+    this.journal = undefined;
+    this.warm = false;
+  }
+
+  private checkTreeBudget(): void {
+    if (this.tree && this.tree.size * this.entryBytes > this.shares.tree) this.dropTree();
   }
 
   async close(): Promise<void> {
     await this.warming;
     await this.flush();
-    await this.mirror.close();
+    await this.tree?.close();
+    this.values.clear();
+    this.isOpen = false;
     await this.disk.close();
   }
 
-  get(key: string): Promise<string | undefined> {
-    return this.warm ? this.mirror.get(key) : this.disk.get(key);
+  async get(key: string): Promise<string | undefined> {
+    this.assertOpen();
+    const pending = this.overlay.get(key);
+    if (pending) return pending.value ?? undefined;
+    if (this.warm && this.tree && inTree(key)) return this.tree.get(key);
+    const kept = this.values.get(key);
+    if (kept !== undefined) return kept;
+    const gen = this.gen;
+    const value = await this.disk.get(key);
+    if (value !== undefined && gen === this.gen && !inTree(key)) this.values.set(key, value);
+    return value;
   }
 
-  getMany(keys: string[]): Promise<(string | undefined)[]> {
-    return this.warm ? this.mirror.getMany(keys) : this.disk.getMany(keys);
+  async getMany(keys: string[]): Promise<(string | undefined)[]> {
+    this.assertOpen();
+    const out: (string | undefined)[] = new Array(keys.length);
+    const missing: number[] = [];
+    const treeServes = this.warm && this.tree !== undefined;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      const pending = this.overlay.get(key);
+      if (pending) out[i] = pending.value ?? undefined;
+      else if (treeServes && inTree(key)) out[i] = await this.tree!.get(key);
+      else if ((out[i] = this.values.get(key)) === undefined) missing.push(i);
+    }
+    if (missing.length === 0) return out;
+    const gen = this.gen;
+    const found = await this.disk.getMany(missing.map((i) => keys[i]));
+    missing.forEach((at, n) => {
+      const value = found[n];
+      out[at] = value;
+      if (value !== undefined && gen === this.gen && !inTree(keys[at])) this.values.set(keys[at], value);
+    });
+    return out;
   }
 
-  /** While warming, or synced: disk first, then the mirror (or its journal). Warm and
-   * unsynced: the mirror now (it validates the ops), the disk soon after. */
+  /** Applies the batch to memory at once (the tree, the overlay, the value cache) and writes it
+   * behind; synced, it is on disk first. */
   async batch(ops: KvOp[], opts?: { sync?: boolean }): Promise<void> {
+    this.assertOpen();
     if (this.failure) throw this.failure;
-    if (!this.warm || opts?.sync) {
+    assertValidOps(ops);
+    if (opts?.sync) {
       await this.flush();
       await this.disk.batch(ops, opts);
-      if (this.journal) this.journal.push(ops);
-      else await this.mirror.batch(ops);
+      this.gen++;
+      this.remember(ops);
       return;
     }
-    await this.mirror.batch(ops);
     if (ops.length === 0) return;
+    const gen = ++this.gen;
+    for (const op of ops) this.overlay.set(op.key, { value: op.type === 'put' ? op.value : null, gen });
+    this.remember(ops);
     this.pending.push(ops);
     this.flushing ??= this.writeBehind();
   }
 
-  /** Resolves once everything batched so far is on disk (LevelDB's own write, not synced). */
+  /** Carries a batch into the tree (or its journal) and the value cache. */
+  private remember(ops: KvOp[]): void {
+    const treeOps = ops.filter((op) => inTree(op.key));
+    for (const op of ops) {
+      if (inTree(op.key)) continue;
+      if (op.type === 'put') this.values.set(op.key, op.value);
+      else this.values.delete(op.key);
+    }
+    if (treeOps.length === 0 || !this.tree) return;
+    if (this.journal) {
+      this.journal.push(treeOps);
+      return;
+    }
+    // MemoryKv applies a validated batch synchronously, before its promise settles.
+    void this.tree.batch(treeOps);
+    this.checkTreeBudget();
+  }
+
+  /** Resolves once everything batched so far is on disk (LevelDB's own write, not synced);
+   * batches made meanwhile are not waited for, so a steady flow of writes never starves it. */
   async flush(): Promise<void> {
-    while (this.flushing) await this.flushing;
+    const target = this.gen;
+    while (this.flushing && this.written < target) await new Promise<void>((wake) => this.flushWaiters.push(wake));
     if (this.failure) throw this.failure;
+  }
+
+  private wakeFlushWaiters(): void {
+    const waiters = this.flushWaiters;
+    this.flushWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   private async writeBehind(): Promise<void> {
@@ -100,37 +249,182 @@ export class CachedKv implements KvStore {
     try {
       while (this.pending.length > 0) {
         const batches = this.pending;
+        const upTo = this.gen;
         this.pending = [];
         await this.disk.batch(batches.length === 1 ? batches[0] : joined(batches));
+        for (const ops of batches) {
+          for (const op of ops) {
+            const pending = this.overlay.get(op.key);
+            if (pending && pending.gen <= upTo) this.overlay.delete(op.key);
+          }
+        }
+        this.written = upTo;
+        this.wakeFlushWaiters();
       }
     } catch (err) {
-      // The disk refused a write the mirror accepted: stop taking writes rather than diverge.
+      // The disk refused a write memory accepted: stop taking writes rather than diverge.
       this.failure = err instanceof Error ? err : new Error(String(err));
     } finally {
       this.flushing = undefined;
+      this.wakeFlushWaiters();
     }
   }
 
-  entries(range: KvRange): AsyncIterable<[string, string]> {
-    return this.warm ? this.mirror.entries(range) : this.disk.entries(range);
+  /** True when the range lies within one tree family and the tree is warm. */
+  private treeServes(range: KvRange): boolean {
+    if (!this.warm || !this.tree) return false;
+    const lower = range.gte ?? range.gt;
+    const upper = range.lte ?? range.lt;
+    if (lower === undefined || upper === undefined || !inTree(lower)) return false;
+    const family = lower[0];
+    return upper[0] === family && (upper.charCodeAt(1) === 0 || (upper.length === 2 && upper.charCodeAt(1) === 1 && range.lte === undefined));
   }
 
-  keys(range: KvRange): AsyncIterable<string> {
-    return this.warm ? this.mirror.keys(range) : this.disk.keys(range);
+  /** From the tree for a range within an index family; otherwise from disk, once the writes
+   * batched before the first read are there. */
+  async *entries(range: KvRange): AsyncIterable<[string, string]> {
+    this.assertOpen();
+    if (this.treeServes(range)) {
+      yield* this.tree!.entries(range);
+      return;
+    }
+    await this.flush();
+    yield* this.disk.entries(range);
   }
 
+  async *keys(range: KvRange): AsyncIterable<string> {
+    this.assertOpen();
+    if (this.treeServes(range)) {
+      yield* this.tree!.keys(range);
+      return;
+    }
+    await this.flush();
+    yield* this.disk.keys(range);
+  }
+
+  /** O(log n) from the tree for an index range; otherwise the range's keys counted on disk. */
   async countKeys(range: KvRange): Promise<number> {
-    if (this.warm) return this.mirror.countKeys(range);
+    if (this.treeServes(range)) return this.tree!.countKeys(range);
     let count = 0;
-    for await (const _ of this.disk.keys(range)) count++;
+    for await (const _ of this.keys(range)) count++;
     return count;
   }
 
-  /** A consistent point-in-time view of everything applied so far: the mirror's snapshot once
-   * warm (the disk may be a few batches behind it), else an explicit LevelDB snapshot (while
-   * warming, every batch is on disk before it returns). */
+  /** A consistent point-in-time view of everything applied so far: an explicit LevelDB
+   * snapshot, with the writes not yet on disk laid over it. */
   snapshot(): KvSnapshot {
-    return this.warm ? this.mirror.snapshot() : this.disk.snapshot();
+    this.assertOpen();
+    const base = this.disk.snapshot();
+    const over = new Map<string, string | null>();
+    for (const [key, pending] of this.overlay) over.set(key, pending.value);
+    if (over.size === 0) return base;
+    const sorted = [...over.keys()].sort(compareUtf8);
+    return {
+      open: async () => undefined,
+      close: () => base.close(),
+      get: async (key) => (over.has(key) ? (over.get(key) ?? undefined) : base.get(key)),
+      getMany: async (keys) => {
+        const found = await base.getMany(keys);
+        return keys.map((key, i) => (over.has(key) ? (over.get(key) ?? undefined) : found[i]));
+      },
+      batch: () => Promise.reject(new Error('a snapshot view is read-only')),
+      entries: (range) => overlaid(base.entries({ ...range, limit: -1 }), sorted, over, range),
+      keys: (range) => mapAsync(overlaid(base.entries({ ...range, limit: -1 }), sorted, over, range), ([key]) => key),
+    };
+  }
+
+  private assertOpen(): void {
+    if (!this.isOpen) throw new Error(`CachedKv is not open (${this.disk.path})`);
+  }
+}
+
+/** A range of `base` with the overlay's writes laid over it (puts added or replacing, deletes
+ * hiding), in the range's order and up to its limit. */
+async function* overlaid(base: AsyncIterable<[string, string]>, sortedKeys: string[], over: Map<string, string | null>, range: KvRange): AsyncIterable<[string, string]> {
+  const reverse = range.reverse === true;
+  const mine = sortedKeys.filter((key) => within(key, range));
+  if (reverse) mine.reverse();
+  const limit = Number.isInteger(range.limit) && (range.limit as number) >= 0 ? (range.limit as number) : Infinity;
+  /** a comes no later than b in the range's order. */
+  const upTo = (a: string, b: string) => (reverse ? compareUtf8(a, b) >= 0 : compareUtf8(a, b) <= 0);
+  let n = 0;
+  let next = 0;
+  const emitOwn = function* (bound: string | undefined): Generator<[string, string]> {
+    while (next < mine.length && (bound === undefined || upTo(mine[next], bound))) {
+      const value = over.get(mine[next++]);
+      if (value !== null && value !== undefined) yield [mine[next - 1], value];
+    }
+  };
+  if (limit === 0) return;
+  for await (const [key, value] of base) {
+    for (const entry of emitOwn(key)) {
+      yield entry;
+      if (++n >= limit) return;
+    }
+    if (over.has(key)) continue;
+    yield [key, value];
+    if (++n >= limit) return;
+  }
+  for (const entry of emitOwn(undefined)) {
+    yield entry;
+    if (++n >= limit) return;
+  }
+}
+
+function within(key: string, range: KvRange): boolean {
+  if (range.gte !== undefined) {
+    if (compareUtf8(key, range.gte) < 0) return false;
+  } else if (range.gt !== undefined && compareUtf8(key, range.gt) <= 0) return false;
+  if (range.lte !== undefined) {
+    if (compareUtf8(key, range.lte) > 0) return false;
+  } else if (range.lt !== undefined && compareUtf8(key, range.lt) >= 0) return false;
+  return true;
+}
+
+async function* mapAsync<T, U>(source: AsyncIterable<T>, fn: (item: T) => U): AsyncIterable<U> {
+  for await (const item of source) yield fn(item);
+}
+
+/** Values by key, least recently used dropped first once their estimated heap bytes exceed
+ * the limit (a Map's insertion order is the use order: a hit moves the entry to the end). */
+class ByteLru {
+  private readonly map = new Map<string, string>();
+  private bytes = 0;
+
+  constructor(private readonly limit: number) {}
+
+  get(key: string): string | undefined {
+    const value = this.map.get(key);
+    if (value === undefined) return undefined;
+    this.map.delete(key);
+    this.map.set(key, value);
+    return value;
+  }
+
+  set(key: string, value: string): void {
+    this.delete(key);
+    const cost = key.length + value.length + LRU_OVERHEAD;
+    if (cost > this.limit / 16) return;
+    this.map.set(key, value);
+    this.bytes += cost;
+    if (this.bytes <= this.limit) return;
+    for (const [old, oldValue] of this.map) {
+      if (this.bytes <= this.limit * 0.9) break;
+      this.map.delete(old);
+      this.bytes -= old.length + oldValue.length + LRU_OVERHEAD;
+    }
+  }
+
+  delete(key: string): void {
+    const value = this.map.get(key);
+    if (value === undefined) return;
+    this.map.delete(key);
+    this.bytes -= key.length + value.length + LRU_OVERHEAD;
+  }
+
+  clear(): void {
+    this.map.clear();
+    this.bytes = 0;
   }
 }
 

@@ -17,6 +17,8 @@ const FILE_MODE = 0o600;
 export interface LevelKvOptions {
   /** The data directory; created (with parents) if missing, and forced to mode 0o700. */
   path: string;
+  /** LevelDB's block cache in bytes (classic-level's default, 8 MiB, when absent). */
+  cacheSize?: number;
 }
 
 type Db = ClassicLevel<string, string>;
@@ -32,17 +34,23 @@ type LevelRange = { gt?: string; gte?: string; lt?: string; lte?: string; revers
 export class LevelKv implements KvStore {
   /** The data directory. */
   readonly path: string;
+  readonly #cacheSize: number | undefined;
   #db: Db | null = null;
 
   constructor(opts: LevelKvOptions) {
     this.path = opts.path;
+    this.#cacheSize = opts.cacheSize;
   }
 
   async open(): Promise<void> {
     if (this.#db !== null) return;
     await mkdir(this.path, { recursive: true, mode: DIR_MODE });
     await chmod(this.path, DIR_MODE); // mkdir's mode is filtered by the umask, and skipped if it exists
-    const db: Db = new ClassicLevel<string, string>(this.path, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+    const db: Db = new ClassicLevel<string, string>(this.path, {
+      keyEncoding: 'utf8',
+      valueEncoding: 'utf8',
+      ...(this.#cacheSize === undefined ? {} : { cacheSize: this.#cacheSize }),
+    });
     await db.open();
     this.#db = db;
     await this.restrictPermissions();

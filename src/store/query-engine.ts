@@ -33,8 +33,12 @@ export class QueryEngine {
       scope && 'field' in scope
         ? ({ field: scope.field, kind: 'eq', values: [scope.value] } as IndexHint)
         : extractIndexHint(query.filter, (f) => indexed.has(f) && Boolean(fields[f]));
-    if (!scope && hint && isExactHint(query.filter, hint) && sort.length === 1 && sort[0].field === hint.field && sortableScalar(kind, hint.field)) {
-      return this.exactRange(kind, hint, sort[0].direction === 'desc', page);
+    if (!scope && hint && isExactHint(query.filter, hint) && sort.length === 1) {
+      const reverse = sort[0].direction === 'desc';
+      if (sort[0].field === hint.field && sortableScalar(kind, hint.field)) return this.exactRange(kind, hint, reverse, page);
+      // One value's index keys are in id order: the default sort needs no record either.
+      const oneValue = hint.kind === 'eq' && hint.values.length === 1 && (hint.set === true || sortableScalar(kind, hint.field));
+      if (sort[0].field === 'id' && oneValue) return this.exactRange(kind, hint, reverse, page, true);
     }
     const orderedBy = ids ? undefined : this.streamOrder(sort, hint, indexed, kind);
     const source = ids ? this.fetch(kind, ids) : orderedBy ? orderedBy.source : this.candidates(kind, hint);
@@ -84,7 +88,7 @@ export class QueryEngine {
    * The filter is exactly the index range(s) and the sort is that field: count index keys only,
    * and read just the page's records.
    */
-  private async exactRange(kind: string, hint: IndexHint, reverse: boolean, page: PageRequest): Promise<Page<Entity>> {
+  private async exactRange(kind: string, hint: IndexHint, reverse: boolean, page: PageRequest, byId = false): Promise<Page<Entity>> {
     const window = page.limit === 'none' ? Infinity : page.offset + page.limit;
     const kv = this.replica.kv;
     let total = 0;
@@ -94,7 +98,8 @@ export class QueryEngine {
     }
     const pageIds: string[] = [];
     let position = 0;
-    for await (const id of this.rangesIds(kind, hint, reverse)) {
+    const ids = byId ? this.idsInOrder(hintRanges(kind, hint)[0], reverse, window) : this.rangesIds(kind, hint, reverse);
+    for await (const id of ids) {
       if (position >= window) break;
       if (position >= page.offset) pageIds.push(id);
       position++;
@@ -117,6 +122,12 @@ export class QueryEngine {
         yield id;
       }
     }
+  }
+
+  /** The ids of one index value's range in id order (its keys' order), at most `window`. */
+  private async *idsInOrder(range: KvRange, reverse: boolean, window: number): AsyncIterable<string> {
+    const limit = Number.isFinite(window) ? window : -1;
+    for await (const key of this.replica.kv.keys({ ...range, reverse, limit })) yield idFromIndexKey(key);
   }
 
   private async *fetchAll(kind: string, ids: AsyncIterable<string>): AsyncIterable<Entity> {
@@ -200,10 +211,12 @@ function isExactHint(filter: Expr | null, hint: IndexHint): boolean {
   const leaves = filter.kind === 'and' ? filter.args : [filter];
   const onField = (lhs: { kind: string; symbol?: string }) => lhs.kind === 'symbol' && lhs.symbol === hint.field;
   if (hint.kind === 'eq') {
-    // One `=` or `in` leaf: the hint's values are exactly its values.
+    // One `=` or `in` leaf: the hint's values are exactly its values. `anyOf(set) = v` matches
+    // exactly the entities with an index key for v (one key per element).
     const [leaf] = leaves;
     if (leaves.length !== 1) return false;
-    if (leaf.kind === 'compare') return onField(leaf.lhs) && leaf.op === '=' && leaf.rhs.type !== 'null';
+    const onSet = (lhs: { kind: string; symbol?: string }) => lhs.kind === 'anyOf' && lhs.symbol === hint.field;
+    if (leaf.kind === 'compare') return (onField(leaf.lhs) || onSet(leaf.lhs)) && leaf.op === '=' && leaf.rhs.type !== 'null';
     return leaf.kind === 'in' && onField(leaf.lhs) && !leaf.negated;
   }
   if (hint.gt === undefined && hint.gte === undefined) return false;

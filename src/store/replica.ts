@@ -33,8 +33,10 @@ import { Transaction, type TxCaches } from './transaction.js';
 const RESULTS_KEPT = 20_000;
 /** Most log entries applied in one store batch. */
 const APPLY_RUN = 256;
-/** Most decoded records kept for reads (when full, the eighth decoded first is dropped). */
-const RECORDS_CACHED = 50_000;
+/** Heap bytes of decoded records kept for reads, estimated as RECORD_COST × their JSON length
+ * (when over, the eighth decoded first is dropped). */
+const RECORDS_CACHED_BYTES = 96 * 1024 * 1024;
+const RECORD_COST = 4;
 
 export interface AppliedEvent {
   seq: number;
@@ -49,7 +51,8 @@ export class Replica {
   private oldestResult: number | undefined;
   private readonly waiters = new Map<number, ((r: ApplyResult) => void)[]>();
   /** Decoded, deep-frozen records by record key; a commit drops every record key it writes. */
-  private readonly records = new Map<string, Entity>();
+  private readonly records = new Map<string, { record: Entity; bytes: number }>();
+  private recordBytes = 0;
   /** Bumped after every commit: a read that started before one never fills the cache. */
   private epoch = 0;
   /** Commits under way: reads made meanwhile do not fill the cache either. */
@@ -152,7 +155,7 @@ export class Replica {
 
   /** Writes the transaction as one store batch, keeping both caches true to the store. */
   private async commit(tx: Transaction): Promise<void> {
-    for (const key of tx.writtenKeys()) if (isRecordKey(key)) this.records.delete(key);
+    for (const key of tx.writtenKeys()) if (isRecordKey(key)) this.forgetRecord(key);
     this.ranges.forget(tx.writtenBuckets());
     this.committing++;
     try {
@@ -168,6 +171,7 @@ export class Replica {
    * nothing is kept yet). Reads under way are not kept either. */
   dropKeptReads(): void {
     this.records.clear();
+    this.recordBytes = 0;
     this.ranges.clear();
     this.epoch++;
   }
@@ -208,7 +212,7 @@ export class Replica {
   async get(kind: string, id: string): Promise<Entity | undefined> {
     const key = recordKey(kind, id);
     const cached = this.records.get(key);
-    if (cached) return cached;
+    if (cached) return cached.record;
     const epoch = this.epoch;
     const raw = await this.kv.get(key);
     return raw === undefined ? undefined : this.decoded(key, raw, epoch);
@@ -221,7 +225,7 @@ export class Replica {
 
   /** Decoded records by record key, through the cache (apply reads records this way too). */
   private async readRecords(keys: string[]): Promise<(Entity | undefined)[]> {
-    const out = keys.map((key): Entity | undefined => this.records.get(key));
+    const out = keys.map((key): Entity | undefined => this.records.get(key)?.record);
     const missing = keys.filter((_, i) => out[i] === undefined);
     if (missing.length === 0) return out;
     const epoch = this.epoch;
@@ -238,9 +242,28 @@ export class Replica {
   private decoded(key: string, raw: string, epoch: number): Entity {
     const record = deepFreeze(JSON.parse(raw) as Entity);
     if (epoch !== this.epoch || this.committing > 0) return record;
-    if (this.records.size >= RECORDS_CACHED) dropOldest(this.records, RECORDS_CACHED / 8);
-    this.records.set(key, record);
+    const bytes = RECORD_COST * (key.length + raw.length);
+    if (this.recordBytes + bytes > RECORDS_CACHED_BYTES) this.dropOldestRecords(this.records.size / 8);
+    this.forgetRecord(key);
+    this.records.set(key, { record, bytes });
+    this.recordBytes += bytes;
     return record;
+  }
+
+  private forgetRecord(key: string): void {
+    const kept = this.records.get(key);
+    if (!kept) return;
+    this.records.delete(key);
+    this.recordBytes -= kept.bytes;
+  }
+
+  /** Drops the `count` records kept longest, in one pass (see settle() for why not one by one). */
+  private dropOldestRecords(count: number): void {
+    for (const [key, kept] of this.records) {
+      if (count-- <= 0) return;
+      this.records.delete(key);
+      this.recordBytes -= kept.bytes;
+    }
   }
 
   /** The entity holding a unique field value. */
@@ -307,14 +330,6 @@ export class Replica {
 
   count(kind: string): number {
     return this.counts.get(kind) ?? 0;
-  }
-}
-
-/** Drops the `count` entries kept longest, in one pass (see settle() for why not one by one). */
-function dropOldest<K, V>(map: Map<K, V>, count: number): void {
-  for (const key of map.keys()) {
-    if (count-- <= 0) return;
-    map.delete(key);
   }
 }
 

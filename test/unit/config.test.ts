@@ -34,6 +34,7 @@ describe('parseConfig defaults', () => {
       workerThreads: 2,
       workerPriority: 'background',
       mailboxSize: 64,
+      cacheMb: 512,
       logLevel: 'info',
     });
   });
@@ -81,6 +82,7 @@ describe('parseConfig sources', () => {
       WEFT_WORKER_THREADS: '4',
       WEFT_WORKER_PRIORITY: 'low',
       WEFT_MAILBOX_SIZE: '128',
+      WEFT_CACHE_MB: '64',
       WEFT_LOG_LEVEL: 'debug',
     });
     assert.deepEqual(c, {
@@ -101,6 +103,7 @@ describe('parseConfig sources', () => {
       workerThreads: 4,
       workerPriority: 'low',
       mailboxSize: 128,
+      cacheMb: 64,
       logLevel: 'debug',
     });
   });
@@ -123,7 +126,8 @@ describe('parseConfig sources', () => {
   });
 
   it('converts integer keys to numbers', () => {
-    const c = config(['--session-timeout-minutes', '1', '--worker-threads=256', '--mailbox-size', '1000000']);
+    const c = config(['--session-timeout-minutes', '1', '--worker-threads=256', '--mailbox-size', '1000000', '--cache-mb', '2048']);
+    assert.equal(c.cacheMb, 2048);
     assert.equal(c.sessionTimeoutMinutes, 1);
     assert.equal(c.workerThreads, 256);
     assert.equal(c.mailboxSize, 1_000_000);
@@ -180,6 +184,7 @@ describe('parseConfig validation', () => {
 
   it('rejects a non-integer, naming the key and the value', () => {
     refuses(['--mailbox-size', 'abc'], {}, /--mailbox-size \/ WEFT_MAILBOX_SIZE must be an integer from 1 to 1000000, got "abc"/);
+    refuses(['--cache-mb', '2'], {}, /--cache-mb \/ WEFT_CACHE_MB must be an integer from 4 to 1048576, got "2"/);
     refuses([], { WEFT_WORKER_THREADS: '1.5' }, /--worker-threads \/ WEFT_WORKER_THREADS must be an integer/);
   });
 

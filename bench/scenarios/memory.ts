@@ -1,0 +1,102 @@
+// Memory set by the budget, not by the data: the same questions at 1,000, 100,000 and 1,000,000
+// identities (seeded through the log and apply path, each data set built once and kept in
+// .bench-data/), each node at the default budget: RSS, start to serving, and the p50 of GET
+// identity, a name-range list, an anyOf(roleAttributes) list with totalCount, accessible services
+// and policy advice. `WEFT_BENCH_SIZES=small,large` limits the sizes run.
+
+import { readFileSync } from 'node:fs';
+import { runLoad, seededCopy, startBenchNode, median, type RunningNode } from '../lib/harness.js';
+import { LARGE, SMALL, type SeedSizes } from '../lib/seed.js';
+import type { Row, ScenarioContext } from './types.js';
+
+export const HUGE: SeedSizes = { ...LARGE, identities: 1_000_000 };
+const SIZES: [string, SeedSizes][] = [['small', SMALL], ['large', LARGE], ['huge', HUGE]];
+const pad = (n: number) => String(n).padStart(6, '0');
+
+/** Resident and peak resident memory of a process, in MiB (Linux /proc). */
+function rssOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+/** Ids spread over the whole data set (a fixed sample: the same share at every size). */
+function spread(total: number, count: number): string[] {
+  let s = 7;
+  return Array.from({ length: count }, () => {
+    s = (s * 48271) % 2147483647;
+    return `id-${pad(s % total)}`;
+  });
+}
+
+async function p50(ctx: ScenarioContext, node: RunningNode, path: string, picks?: string[]): Promise<number> {
+  const runs: number[] = [];
+  for (let i = 0; i < ctx.pairs; i++) {
+    const r = await runLoad({ ...ctx.timing, origin: node.origin, caFile: ctx.caFile(node), connections: 1, method: 'GET', path, picks, headers: { 'zt-session': node.token } });
+    if (r.errors > 0 || Object.keys(r.statuses).some((s) => s !== '200')) throw new Error(`${path}: ${JSON.stringify(r.statuses)} ${r.errors} errors`);
+    runs.push(r.p50);
+  }
+  return median(runs);
+}
+
+interface Measured {
+  identities: number;
+  startSeconds: number;
+  warmMs?: number;
+  rss: number;
+  peak: number;
+  p50: Record<string, number>;
+}
+
+const QUERIES = ['GET identity', 'name-range list', 'anyOf list with totalCount', 'accessible services', 'policy advice'];
+
+async function measure(ctx: ScenarioContext, name: string, sizes: SeedSizes): Promise<Measured> {
+  const dir = await seededCopy(name, sizes, ctx.log);
+  const node = await startBenchNode(dir);
+  try {
+    const startSeconds = node.servingSeconds;
+    const warmLine = node.node.stdout().split('\n').find((line) => line.includes('replica cached in memory'));
+    const warm = warmLine ? (JSON.parse(warmLine) as { ms: number; indexInMemory: boolean }) : undefined;
+    const first = await node.node.request('GET', '/identities?limit=1', undefined, node.token);
+    const identities = first.body.meta.pagination.totalCount as number;
+    const seeded = identities - 1; // the admin
+    const ids = spread(seeded, 2_000);
+    const name = (n: number) => `identity-${pad(n)}`;
+    const range = `name >= "${name(Math.floor(seeded / 2))}" and name < "${name(Math.floor(seeded / 2 + seeded / 10))}" sort by name desc`;
+    const services = Array.from({ length: 50 }, (_, i) => `svc-${pad((i * 19) % sizes.services)}`);
+    const p = {
+      'GET identity': await p50(ctx, node, '/edge/management/v1/identities/{pick}', ids),
+      'name-range list': await p50(ctx, node, `/edge/management/v1/identities?filter=${encodeURIComponent(range)}&limit=10`),
+      'anyOf list with totalCount': await p50(ctx, node, `/edge/management/v1/identities?filter=${encodeURIComponent('anyOf(roleAttributes) = "team7"')}&limit=10`),
+      'accessible services': await p50(ctx, node, '/edge/management/v1/identities/{pick}/services?policyType=dial', ids),
+      'policy advice': await p50(ctx, node, '/edge/management/v1/identities/{pick}', ids.map((id, i) => `${id}/policy-advice/${services[i % services.length]}`)),
+    };
+    const { rss, peak } = rssOf(node.node.proc.pid!);
+    return { identities: seeded, startSeconds, warmMs: warm?.indexInMemory ? warm.ms : undefined, rss, peak, p50: p };
+  } finally {
+    await node.stop();
+  }
+}
+
+export async function memoryScale(ctx: ScenarioContext): Promise<Row[]> {
+  const only = process.env.WEFT_BENCH_SIZES?.split(',');
+  const rows: Row[] = [];
+  const results: Measured[] = [];
+  for (const [name, sizes] of SIZES) {
+    if (only && !only.includes(name)) continue;
+    const m = await measure(ctx, name, sizes);
+    results.push(m);
+    const at = `${m.identities.toLocaleString('en')} identities`;
+    rows.push({ scenario: `node RSS at ${at} (default budget; peak)`, connections: 0, rps: 0, p50: 0, p99: 0, value: `${m.rss.toFixed(0)} MiB (peak ${m.peak.toFixed(0)})`, target: 'reported' });
+    rows.push({ scenario: `start to serving at ${at} (index tree ${m.warmMs === undefined ? 'over budget: from LevelDB' : `in memory after ${(m.warmMs / 1000).toFixed(1)} s`})`, connections: 0, rps: 0, p50: 0, p99: 0, value: `${m.startSeconds.toFixed(2)} s`, target: 'reported' });
+    for (const q of QUERIES) rows.push({ scenario: `${q} at ${at}`, connections: 1, rps: 0, p50: m.p50[q], p99: 0, target: 'reported' });
+  }
+  const base = results[0];
+  for (const m of results.slice(1)) {
+    for (const q of QUERIES) {
+      const ratio = m.p50[q] / base.p50[q];
+      rows.push({ scenario: `${q} p50 at ${m.identities.toLocaleString('en')} ÷ at ${base.identities.toLocaleString('en')}`, connections: 1, rps: 0, p50: 0, p99: 0, value: `${ratio.toFixed(2)}×`, target: '≤ 1.25×', pass: ratio <= 1.25 });
+    }
+  }
+  return rows;
+}
