@@ -63,7 +63,7 @@ export class NatsBus implements Bus {
 
   /** Connects to NATS (one url or a cluster seed list); reconnects forever once connected. */
   static async connect(urls: string | string[], opts: NatsBusOptions = {}): Promise<NatsBus> {
-    const nc = await connect({ servers: urls, name: opts.name, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    const nc = await connect({ servers: urls, name: opts.name, maxReconnectAttempts: -1, reconnectTimeWait: 250, noAsyncTraces: true });
     return new NatsBus(nc, opts.onEventError ?? reportEventError, opts.onConnectionChange);
   }
 
