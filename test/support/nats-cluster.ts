@@ -85,17 +85,21 @@ export async function startNatsCluster(size = 3): Promise<NatsClusterHandle> {
   };
 }
 
+let readyProbes = 0;
+
 /** Polls until an R`replicas` stream can be created (then deletes it): the meta leader is elected
  * and every server has joined JetStream. */
 async function waitForJetStream(urls: string[], replicas: number): Promise<void> {
   const nc = await connect({ servers: urls });
   const deadline = Date.now() + READY_TIMEOUT_MS;
-  const name = `READY_PROBE_${process.pid}`;
+  // One name per call: concurrent calls (servers restarted together) must not delete each other's probe.
+  const probe = ++readyProbes;
+  const name = `READY_PROBE_${process.pid}_${probe}`;
   try {
     for (;;) {
       try {
         const jsm = await nc.jetstreamManager({ timeout: 2000 });
-        await jsm.streams.add({ name, subjects: [`weft-test.ready-probe.${process.pid}`], num_replicas: replicas });
+        await jsm.streams.add({ name, subjects: [`weft-test.ready-probe.${process.pid}.${probe}`], num_replicas: replicas });
         await jsm.streams.delete(name);
         return;
       } catch (err) {
