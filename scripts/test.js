@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The test command: makes sure a real nats-server and HAProxy are available (installing
 // Debian's packages when missing), runs every compiled test file with node's test runner, then
-// the API tests once more with every test node on the NATS bus, then the cluster tests (real
-// processes, one file at a time), and prints the combined count.
+// the API tests once more with every test node on the NATS bus and once in cluster mode, then
+// the cluster tests (real processes, one file at a time), and prints the combined count.
 
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -73,6 +73,9 @@ if (only.length === 0) {
   const api = files.filter((f) => f.includes('/api/') && !/\/(memory|nats)-bus\.test\.js$/.test(f));
   console.log('\nAPI tests again over the NATS bus (WEFT_TEST_BUS=nats)\n');
   runs.push(await runTests(api, { ...env, WEFT_TEST_BUS: 'nats' }));
+  // And once more with every test node a one-node cluster (JetStream log, shards, read barrier).
+  console.log('\nAPI tests again in cluster mode (WEFT_TEST_BUS=cluster)\n');
+  runs.push(await runTests(api, { ...env, WEFT_TEST_BUS: 'cluster' }));
 }
 if (clusterFiles.length > 0) {
   // Each file starts its own nats-servers, nodes and HAProxy: one file at a time.

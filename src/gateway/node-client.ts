@@ -83,7 +83,9 @@ export class NodeClient {
       const deadline = Date.now() + COMMAND_TIMEOUT_MS;
       try {
         const answer = await this.bus.request(subject, { ...body, rid, deadline }, { timeoutMs: COMMAND_TIMEOUT_MS });
-        await this.opts.afterCommand?.();
+        // The write is done: a barrier that fails now (NATS lost meanwhile) must not turn its
+        // answer into a failure. The next request's own barrier still sees the write.
+        await this.opts.afterCommand?.().catch(() => undefined);
         return answer;
       } catch (err) {
         // Nobody serves the shard: nothing was delivered, so asking again is safe.

@@ -62,6 +62,9 @@ const DUPLICATE_WINDOW_MS = 120_000;
 const DEFAULT_DEADLINE_MS = 30_000;
 /** Timeout of one JetStream API request or one publish attempt. */
 const API_TIMEOUT_MS = 5_000;
+/** Timeout of the last-sequence query (every request's read barrier waits for it: during a
+ * leader election it should fail fast, so requests get a 503 rather than hang). */
+const LAST_SEQ_TIMEOUT_MS = 1_500;
 const ATTEMPT_TIMEOUT_MS = 2_000;
 const RETRY_MS = [25, 100, 250, 500, 1000];
 const FOLLOW_BATCH = 256;
@@ -88,6 +91,7 @@ export class JetStreamLog<C = unknown> implements Log<C> {
   #state: 'closed' | 'opening' | 'open' | 'closing' = 'closed';
   #js: JetStreamClient | null = null;
   #jsm: JetStreamManager | null = null;
+  #jsmFast: JetStreamManager | null = null;
   #connected = false;
   #status: AsyncIterable<Status> | null = null;
   #replicas = 0;
@@ -120,6 +124,7 @@ export class JetStreamLog<C = unknown> implements Log<C> {
     this.#state = 'opening';
     try {
       this.#jsm = await this.#opts.nc.jetstreamManager({ timeout: API_TIMEOUT_MS });
+      this.#jsmFast = await this.#opts.nc.jetstreamManager({ timeout: LAST_SEQ_TIMEOUT_MS });
       this.#js = this.#opts.nc.jetstream({ timeout: API_TIMEOUT_MS });
       this.#replicas = (await this.#ensureStreamWithRetries(this.#jsm)).config.num_replicas;
     } catch (err) {
@@ -201,7 +206,7 @@ export class JetStreamLog<C = unknown> implements Log<C> {
   async lastSeq(): Promise<number> {
     if (!this.isConnected()) throw new LogUnavailableError(this.#state === 'open' ? 'NATS is not connected' : `JetStreamLog is ${this.#state}`);
     try {
-      return (await this.#jsm!.streams.info(this.#opts.stream)).state.last_seq;
+      return (await this.#jsmFast!.streams.info(this.#opts.stream)).state.last_seq;
     } catch (err) {
       throw new LogUnavailableError(`JetStreamLog: stream info of ${this.#opts.stream} failed`, { cause: err });
     }

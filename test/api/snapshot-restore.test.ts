@@ -25,6 +25,11 @@ async function contents(node: TestNode): Promise<Record<string, string[]>> {
   return out;
 }
 
+// Restoring a snapshot with the local log after it is the embedded node's procedure (a cluster
+// node re-joins from its peers and the cluster log instead), so these nodes keep a local log
+// even in the test command's cluster pass.
+const EMBEDDED_LOG = { clusterSecret: undefined };
+
 describe('restoring a snapshot', () => {
   const dirs: string[] = [];
   const nodes: TestNode[] = [];
@@ -37,7 +42,7 @@ describe('restoring a snapshot', () => {
     const oldDir = await mkdtemp(join(tmpdir(), 'weft-restore-old-'));
     const newDir = await mkdtemp(join(tmpdir(), 'weft-restore-new-'));
     dirs.push(oldDir, newDir);
-    const a = await startTestNode({ dataDir: oldDir });
+    const a = await startTestNode({ dataDir: oldDir, config: EMBEDDED_LOG });
     nodes.push(a);
     const create = async (path: string, body: unknown) => {
       const res = await a.mgmt.post(path, body, a.adminToken);
@@ -73,7 +78,7 @@ describe('restoring a snapshot', () => {
     // Restore: the snapshot as the replica, the old log kept.
     await cp(snapshotPath, join(newDir, 'replica'), { recursive: true });
     await cp(join(oldDir, 'log'), join(newDir, 'log'), { recursive: true });
-    const b = await startTestNode({ dataDir: newDir });
+    const b = await startTestNode({ dataDir: newDir, config: EMBEDDED_LOG });
     nodes.push(b);
     assert.deepEqual(await contents(b), expected);
     // Node b's own admin login adds one API session; every other count is equal.

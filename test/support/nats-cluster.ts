@@ -85,15 +85,15 @@ export async function startNatsCluster(size = 3): Promise<NatsClusterHandle> {
   };
 }
 
-let readyProbes = 0;
+let probes = 0;
 
 /** Polls until an R`replicas` stream can be created (then deletes it): the meta leader is elected
  * and every server has joined JetStream. */
 async function waitForJetStream(urls: string[], replicas: number): Promise<void> {
   const nc = await connect({ servers: urls });
   const deadline = Date.now() + READY_TIMEOUT_MS;
-  // One name per call: concurrent calls (servers restarted together) must not delete each other's probe.
-  const probe = ++readyProbes;
+  // Unique per call: restarting several servers at once runs several probes concurrently.
+  const probe = ++probes;
   const name = `READY_PROBE_${process.pid}_${probe}`;
   try {
     for (;;) {

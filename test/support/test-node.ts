@@ -113,12 +113,19 @@ export interface TestNodeOptions {
   hooks?: NodeHooks;
 }
 
+/** The cluster secret of test nodes in cluster mode. */
+export const TEST_CLUSTER_SECRET = 'weft-test-cluster-secret-0123456789';
+
 /**
  * Starts a node for API tests. With WEFT_TEST_BUS=nats (the test command's second pass), a node
- * given no NATS url gets its own real nats-server, so every API test also runs over NATS.
+ * given no NATS url gets its own real nats-server, so every API test also runs over NATS; with
+ * WEFT_TEST_BUS=cluster (the third pass) its nats-server has JetStream and the node runs in
+ * cluster mode (a one-node cluster: JetStream log, shards, read barrier).
  */
 export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNode> {
-  const nats = !opts.natsUrl && process.env.WEFT_TEST_BUS === 'nats' ? await startNatsServer() : undefined;
+  const bus = process.env.WEFT_TEST_BUS;
+  const cluster = !opts.natsUrl && bus === 'cluster';
+  const nats = !opts.natsUrl && (bus === 'nats' || cluster) ? await startNatsServer({ jetstream: cluster }) : undefined;
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'weft-api-')));
   const config: Config = {
     ...DEFAULTS,
@@ -128,6 +135,7 @@ export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNod
     adminUsername: ADMIN.username,
     adminPassword: ADMIN.password,
     natsUrl: opts.natsUrl ?? nats?.url,
+    ...(cluster ? { clusterSecret: TEST_CLUSTER_SECRET } : {}),
     workerThreads: 2,
     logLevel: 'silent',
     ...opts.config,
