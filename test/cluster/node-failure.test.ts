@@ -75,7 +75,8 @@ describe('Weft nodes failing under write load', () => {
 
   it('a rolling restart of all three nodes under a write load loses no acknowledged write', { timeout: 240_000 }, async () => {
     await cluster.ensureAllRunning();
-    const load = startWriteLoad(() => cluster.lb, token, { writers: WRITERS, prefix: 'rolling' });
+    // Half the writers: the load runs through three restarts, and every acknowledged create is read back on three nodes.
+    const load = startWriteLoad(() => cluster.lb, token, { writers: WRITERS / 2, prefix: 'rolling' });
     await sleep(2_000);
     for (const node of cluster.nodes) {
       assert.equal(await node.stop(), 0, `${node.name} stops cleanly on SIGTERM`);
@@ -87,7 +88,7 @@ describe('Weft nodes failing under write load', () => {
     console.log(`rolling restart: ${describeLoad(outcomes)}`);
 
     const ids = acknowledged(outcomes);
-    assert.ok(ids.length >= WRITERS, `the load got some writes acknowledged: ${describeLoad(outcomes)}`);
+    assert.ok(ids.length >= WRITERS / 2, `the load got some writes acknowledged: ${describeLoad(outcomes)}`);
     const problems: (string | undefined)[] = [];
     for (const node of cluster.nodes) {
       problems.push(await problemOf(() => assertAllReadable(node.mgmt, token, ids, node.name)));

@@ -42,6 +42,7 @@ describe('a node refuses to start', () => {
     }
     assert.notEqual(outcome.code, 0, `the process exits non-zero (code ${outcome.code}, signal ${outcome.signal})\n${outcome.stderr}`);
     assert.equal(outcome.signal, null, `the process exits by itself\n${outcome.stderr}`);
+    console.log(`${node.name} refused to start (exit code ${outcome.code}): ${outcome.stderr.split('\n').find((l) => l.trim() && !l.startsWith('=====')) ?? ''}`);
     return outcome.stderr;
   };
 

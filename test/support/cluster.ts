@@ -214,6 +214,7 @@ export class Cluster {
     await Promise.all(this.created.map((n) => n.kill()));
     await this.balancer?.stop();
     if (this.ownsNats) await this.nats.stop();
+    ownedNats.delete(this.nats);
     await this.nodeAgent?.destroy().catch(() => {});
     await this.balancerAgent?.destroy().catch(() => {});
     if (!this.failed) {
@@ -242,6 +243,12 @@ export class Cluster {
   }
 }
 
+/** NATS clusters started here and not yet closed: crashed at exit, like every other process. */
+const ownedNats = new Set<NatsClusterHandle>();
+process.once('exit', () => {
+  for (const nats of ownedNats) for (let i = 0; i < nats.urls.length; i++) void nats.killServer(i);
+});
+
 /**
  * Starts NATS (unless shared), the nodes (the first alone, since it creates the cluster, then
  * the others together) and HAProxy; resolves once the balancer sees every node UP.
@@ -251,6 +258,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   let cluster: Cluster | undefined;
   try {
     const nats = opts.nats ?? (await startNatsCluster(opts.natsServers ?? 3));
+    if (!opts.nats) ownedNats.add(nats);
     const name = opts.name ?? `t${randomBytes(4).toString('hex')}`;
     cluster = new Cluster(dir, name, opts.secret ?? randomBytes(24).toString('hex'), nats, !opts.nats, opts.env ?? {});
     const count = opts.nodes ?? 3;
