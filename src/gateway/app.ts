@@ -80,8 +80,9 @@ export function createGateway(opts: GatewayOptions): Koa {
   app.use(cleanPathMiddleware);
   app.use(errorMiddleware(opts.logError));
   app.use(loginLimiterMiddleware(opts.loginLimiter ?? new LoginLimiter(), isLogin));
-  if (opts.barrier) app.use(barrierMiddleware(opts.barrier));
   app.use(bodyMiddleware);
+  // After the body is read: a client that gives up while the barrier waits leaves nothing unread.
+  if (opts.barrier) app.use(barrierMiddleware(opts.barrier));
   app.use(sessionMiddleware(node, opts.sessionsVersion && new CallerCache(opts.sessionsVersion)));
 
   const management = new Router({ prefix: MANAGEMENT_PATH });
