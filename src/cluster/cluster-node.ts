@@ -35,7 +35,7 @@ export interface ClusterConfig {
 }
 
 /** How long a read or a command waits for this node to apply the log (ms). */
-const APPLY_WAIT_MS = 4_000;
+const APPLY_WAIT_MS = 3_000;
 /** How long a command waits for its shard to get an owner again after a node died (ms). */
 const HANDOVER_MS = 8_000;
 /** How long after it was proposed a command may still be stored (ms; see Command.expires). */
