@@ -110,7 +110,7 @@ export function failedByAnswer(outcomes: WriteOutcome[]): WriteOutcome[] {
   return outcomes.filter((o) => o.status !== undefined && o.status !== 201);
 }
 
-/** Answers that came more than `limitMs` after both their request's start and `since` (a kill). */
+/** Writes sent at or after `since` (a kill) whose answer took more than `limitMs`. */
 export function lateAnswers(outcomes: WriteOutcome[], since: number, limitMs: number): string[] {
   // Writes already on their way at the fault are not counted: their answer waits, truthfully,
   // until the log tells whether they were stored (after JetStream's leader election or the
