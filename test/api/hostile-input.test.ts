@@ -1,0 +1,172 @@
+// Hostile input over both APIs: every malformed request gets a 4xx, no answer carries internal
+// error text, and the node keeps answering /version while each attack runs — measured as the
+// event loop's longest delay during the attack (perf_hooks histogram), not as a wall-clock race.
+
+import assert from 'node:assert/strict';
+import { request as httpsRequest } from 'node:https';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { gzipSync } from 'node:zlib';
+import { after, before, describe, it } from 'node:test';
+import { MAX_JSON_DEPTH } from '../../src/gateway/middleware/body.js';
+import { MAX_FILTER_DEPTH, MAX_FILTER_LENGTH } from '../../src/domain/query/index.js';
+import { startTestNode, type ApiClient, type ApiResponse, type TestNode } from '../support/test-node.js';
+
+/** The longest the event loop may stall while an attack runs (the target is 50 ms; the margin
+ * covers garbage collection on a shared test machine, far below the seconds the attacks cost). */
+const MAX_STALL_MS = 250;
+/** Text that only an internal failure puts into an answer. */
+const INTERNAL_TEXT = /Maximum call stack|incorrect header check|RangeError|TypeError|SyntaxError: |ReferenceError|\.js:\d+|node:internal|Not Implemented/;
+
+let node: TestNode;
+let apis: [string, ApiClient][];
+
+/** Runs an attack while /version is asked over and over; returns the attack's answers and the
+ * event loop's longest delay meanwhile. */
+async function underAttack<T>(attack: () => Promise<T>): Promise<{ result: T; stallMs: number }> {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  let running = true;
+  const health = (async () => {
+    const answers: ApiResponse[] = [];
+    while (running) answers.push(await node.mgmt.get('/version'));
+    return answers;
+  })();
+  try {
+    const result = await attack();
+    return { result, stallMs: histogram.max / 1e6 };
+  } finally {
+    running = false;
+    histogram.disable();
+    for (const res of await health) assert.equal(res.status, 200);
+  }
+}
+
+/** Asserts the answer is a 4xx with the expected code and no internal text. */
+function refused(res: ApiResponse, status: number, code?: string): void {
+  assert.equal(res.status, status, res.text);
+  if (code) assert.equal(res.body?.error?.code, code, res.text);
+  assert.doesNotMatch(res.text, INTERNAL_TEXT);
+}
+
+/** A request with any method, path and headers, for what fetch refuses to send (TRACE). */
+function rawRequest(method: string, path: string, headers: Record<string, string> = {}): Promise<ApiResponse> {
+  const url = new URL(`${node.handle.url}${path}`);
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, ca: node.handle.caPem }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => {
+        let body: unknown;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          body = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: new Headers(res.headers as Record<string, string>), body, text });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const nested = (n: number) => '['.repeat(n) + ']'.repeat(n);
+
+describe('hostile input', () => {
+  before(async () => {
+    node = await startTestNode();
+    apis = [
+      ['management', node.mgmt],
+      ['client', node.client],
+    ];
+  });
+  after(async () => {
+    await node.close();
+  });
+
+  describe('malformed requests get a 4xx without internal text', () => {
+    it('refuses JSON nested 5,000 levels deep on /authenticate of both APIs, without a session', async () => {
+      for (const [, api] of apis) {
+        const { result, stallMs } = await underAttack(() => api.request('POST', '/authenticate?method=password', { raw: `{"username":${nested(5000)}}` }));
+        refused(result, 400, 'COULD_NOT_PARSE_BODY');
+        assert.match(result.body.error.cause.message, new RegExp(`cap is ${MAX_JSON_DEPTH}`));
+        assert.ok(stallMs < MAX_STALL_MS, `event loop stalled ${stallMs} ms`);
+      }
+    });
+
+    it('refuses deep JSON in identity tags and appData and in config-type schemas', async () => {
+      const t = node.adminToken;
+      const deep = nested(5000);
+      refused(await node.mgmt.request('POST', '/identities', { raw: `{"name":"d1","type":"User","isAdmin":false,"tags":{"a":${deep}}}`, token: t }), 400, 'COULD_NOT_PARSE_BODY');
+      refused(await node.mgmt.request('POST', '/identities', { raw: `{"name":"d2","type":"User","isAdmin":false,"appData":{"a":${deep}}}`, token: t }), 400, 'COULD_NOT_PARSE_BODY');
+      refused(await node.mgmt.request('POST', '/config-types', { raw: `{"name":"d3","schema":{"a":${deep}}}`, token: t }), 400, 'COULD_NOT_PARSE_BODY');
+    });
+
+    it('keeps JSON nested within the cap', async () => {
+      const type = await node.mgmt.post('/config-types', { name: 'deep-ok-type' }, node.adminToken);
+      assert.equal(type.status, 201, type.text);
+      const data = { a: JSON.parse(nested(MAX_JSON_DEPTH - 2)) };
+      const res = await node.mgmt.post('/configs', { name: 'deep-ok', configTypeId: type.body.data.id, data }, node.adminToken);
+      assert.equal(res.status, 201, res.text);
+    });
+
+    it('refuses a filter of 5,000 nested parentheses, and one just over the nesting cap', async () => {
+      const t = node.adminToken;
+      const huge = '('.repeat(5000) + 'name = "x"' + ')'.repeat(5000);
+      refused(await node.mgmt.get(`/identities?filter=${encodeURIComponent(huge)}`, t), 400, 'INVALID_FILTER');
+      const over = '('.repeat(MAX_FILTER_DEPTH + 1) + 'name = "x"' + ')'.repeat(MAX_FILTER_DEPTH + 1);
+      const res = await node.mgmt.get(`/identities?filter=${encodeURIComponent(over)}`, t);
+      refused(res, 400, 'INVALID_FILTER');
+      assert.match(res.body.error.cause.message, new RegExp(`cap is ${MAX_FILTER_DEPTH}`));
+      const long = await node.mgmt.get(`/identities?filter=${encodeURIComponent(`name = "${'x'.repeat(MAX_FILTER_LENGTH)}"`)}`, t);
+      refused(long, 400, 'INVALID_FILTER');
+    });
+
+    it('refuses a gzip Content-Encoding whose body is not gzip with 400, and reads real gzip', async () => {
+      const t = node.adminToken;
+      for (const [, api] of apis) {
+        const res = await api.request('POST', '/authenticate?method=password', { raw: 'not gzip at all', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+        refused(res, 400, 'COULD_NOT_PARSE_BODY');
+      }
+      const body = gzipSync(JSON.stringify({ name: 'gzipped', type: 'User', isAdmin: false }));
+      const res = await fetch(`${node.mgmt.base}/identities`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'zt-session': t },
+        body,
+        dispatcher: (node.mgmt as unknown as { dispatcher: unknown }).dispatcher,
+      } as RequestInit);
+      assert.equal(res.status, 201, await res.text());
+      refused(await node.mgmt.request('POST', '/identities', { raw: '{}', token: t, headers: { 'content-type': 'application/json', 'content-encoding': 'br' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    });
+
+    it('answers TRACE, PROPFIND and other unserved methods with 405 on both APIs and the root', async () => {
+      for (const path of ['/edge/management/v1/identities', '/edge/client/v1/current-api-session', '/version', '/edge/management/v1/version']) {
+        for (const method of ['TRACE', 'PROPFIND', 'MKCOL', 'PURGE']) {
+          refused(await rawRequest(method, path, { 'zt-session': node.adminToken }), 405, 'METHOD_NOT_ALLOWED');
+        }
+        // A method the HTTP parser does not know is refused by it, before the gateway.
+        refused(await rawRequest('CONNECTX', path), 400);
+      }
+    });
+
+    it('refuses text/plain JSON and a body without a content type with 415, storing nothing', async () => {
+      const t = node.adminToken;
+      const raw = JSON.stringify({ name: 'plain-text', type: 'User', isAdmin: false });
+      refused(await node.mgmt.request('POST', '/identities', { raw, token: t, headers: { 'content-type': 'text/plain' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+      refused(await rawRequest('POST', '/edge/management/v1/identities', { 'zt-session': t, 'content-length': '0' }), 400);
+      const res = await fetch(`${node.mgmt.base}/identities`, {
+        method: 'POST',
+        headers: { 'zt-session': t },
+        body: new Blob([raw]),
+        dispatcher: (node.mgmt as unknown as { dispatcher: unknown }).dispatcher,
+      } as RequestInit);
+      assert.equal(res.status, 415);
+      for (const [, api] of apis) {
+        refused(await api.request('POST', '/authenticate?method=password', { raw: '{"username":"admin","password":"x"}', headers: { 'content-type': 'text/plain' } }), 415);
+      }
+      const list = await node.mgmt.get('/identities?filter=name%3D%22plain-text%22', t);
+      assert.equal(list.body.meta.pagination.totalCount, 0);
+    });
+  });
+});
