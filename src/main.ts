@@ -28,7 +28,7 @@ import { NodeClient } from './gateway/node-client.js';
 import { LoginLimiter } from './gateway/middleware/login-limiter.js';
 import { LocalLog } from './log/local-log.js';
 import { createLogger, type Logger } from './logger.js';
-import { listen, loadTls, readOrCreateNodeId } from './node-setup.js';
+import { listen, loadTls, readOrCreateNodeId, TLS_POLICY } from './node-setup.js';
 import { IntegrityRunner } from './ops/integrity-runner.js';
 import { NodeMetrics } from './ops/node-metrics.js';
 import { OpsHandler } from './ops/ops-handler.js';
@@ -72,6 +72,7 @@ export interface NodeHooks {
 
 export async function startNode(config: Config, logger: Logger, hooks: NodeHooks = {}): Promise<NodeHandle> {
   const startedAt = new Date().toISOString();
+  process.umask(0o077); // every file the node creates (LevelDB, keys, logs) is owner-only from its first byte
   const dataDir = resolve(config.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await chmod(dataDir, 0o700);
@@ -87,7 +88,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   };
   // Clients may present a certificate (cert login, enrollment, extension); Weft verifies it
   // itself, so the handshake accepts any or none.
-  const server = createServer({ cert: tls.certPem, key: tls.keyPem, requestCert: true, rejectUnauthorized: false }, (req, res) => handle(req, res));
+  const server = createServer({ ...TLS_POLICY, cert: tls.certPem, key: tls.keyPem, requestCert: true, rejectUnauthorized: false }, (req, res) => handle(req, res));
   server.keepAliveTimeout = 65_000;
   await listen(server, host, port);
   const bound = server.address();

@@ -11,6 +11,7 @@ import { bodyMiddleware } from './middleware/body.js';
 import { errorMiddleware, type ErrorLogger } from './middleware/errors.js';
 import { CallerCache } from './middleware/caller-cache.js';
 import { LoginLimiter, loginLimiterMiddleware } from './middleware/login-limiter.js';
+import { LoginThrottle, loginThrottleMiddleware } from './middleware/login-throttle.js';
 import { sessionMiddleware } from './middleware/session.js';
 import { NodeClient } from './node-client.js';
 import { addClientRoutes, addManagementRoutes } from './routes/index.js';
@@ -32,6 +33,8 @@ export interface GatewayOptions {
   metrics?: () => Promise<string>;
   /** Bounds concurrent logins (POST /authenticate); default: a fresh adaptive 5..250 window. */
   loginLimiter?: LoginLimiter;
+  /** Slows failed password logins per username and source address; default: a fresh one. */
+  loginThrottle?: LoginThrottle;
   /** A version of this node's replica that moves with every applied command that may change how
    * a session token resolves. When given, a session resolved less than a second ago at the same
    * version is reused without asking the query handler. */
@@ -72,6 +75,7 @@ export function createGateway(opts: GatewayOptions): Koa {
   app.use(errorMiddleware(opts.logError));
   app.use(loginLimiterMiddleware(opts.loginLimiter ?? new LoginLimiter(), isLogin));
   app.use(bodyMiddleware);
+  app.use(loginThrottleMiddleware(opts.loginThrottle ?? new LoginThrottle(), (ctx) => isLogin(ctx) && ctx.query.method === 'password'));
   app.use(sessionMiddleware(node, opts.sessionsVersion && new CallerCache(opts.sessionsVersion)));
 
   const management = new Router({ prefix: MANAGEMENT_PATH });

@@ -223,3 +223,32 @@ describe('hostile input', () => {
     });
   });
 });
+
+describe('failed logins are throttled before the password hash', () => {
+  let own: TestNode;
+  before(async () => {
+    own = await startTestNode();
+  });
+  after(async () => {
+    await own.close();
+  });
+
+  it('answers a guessing run against the admin with 429 and Retry-After, the right password included', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const res = await own.client.post('/authenticate?method=password', { username: 'admin', password: `guess-${i}` });
+      statuses.push(res.status);
+      if (res.status === 429) {
+        assert.equal(res.body.error.code, 'RATE_LIMITED');
+        assert.ok(Number(res.headers.get('retry-after')) >= 1);
+      }
+    }
+    assert.deepEqual(statuses.slice(0, 5), [401, 401, 401, 401, 401]);
+    // Each wait is 1 s, 2 s, 4 s ...: on a slow machine an attempt may land after one ends.
+    const later = statuses.slice(5);
+    assert.ok(later.every((s) => s === 429 || s === 401), `statuses: ${statuses.join(' ')}`);
+    assert.ok(later.filter((s) => s === 429).length >= 10, `statuses: ${statuses.join(' ')}`);
+    const right = await own.mgmt.post('/authenticate?method=password', { username: 'admin', password: 'admin-secret-pw' });
+    refused(right, 429, 'RATE_LIMITED');
+  });
+});
