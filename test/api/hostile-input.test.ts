@@ -3,7 +3,10 @@
 // event loop's longest delay during the attack (perf_hooks histogram), not as a wall-clock race.
 
 import assert from 'node:assert/strict';
+import { readdir, stat } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
+import { join } from 'node:path';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
@@ -220,6 +223,41 @@ describe('hostile input', () => {
       refused(res, 400, 'COULD_NOT_VALIDATE');
       assert.equal(res.body.error.cause.field, 'schema');
       assert.match(res.body.error.cause.reason, /linear-time/);
+    });
+  });
+
+  describe('files and TLS', () => {
+    it('creates every file under the data directory owner-only', async () => {
+      const res = await node.mgmt.post('/identities', { name: 'file-modes', type: 'User', isAdmin: false }, node.adminToken);
+      assert.equal(res.status, 201);
+      const open: string[] = [];
+      const walk = async (dir: string): Promise<void> => {
+        for (const entry of await readdir(dir, { withFileTypes: true })) {
+          const path = join(dir, entry.name);
+          if ((await stat(path)).mode & 0o077) open.push(path);
+          if (entry.isDirectory()) await walk(path);
+        }
+      };
+      await walk(node.dataDir);
+      assert.deepEqual(open, []);
+    });
+
+    it('refuses TLS 1.2 suites without forward secrecy or AEAD, and takes ECDHE-GCM and TLS 1.3', async () => {
+      const url = new URL(node.handle.url);
+      const handshake = (opts: ConnectionOptions) =>
+        new Promise<string>((resolve) => {
+          const socket = tlsConnect({ host: url.hostname, port: Number(url.port), ca: node.handle.caPem, servername: 'localhost', ...opts }, () => {
+            resolve(`${socket.getProtocol()} ${socket.getCipher().name}`);
+            socket.end();
+          });
+          socket.on('error', () => resolve('refused'));
+        });
+      for (const ciphers of ['AES128-SHA', 'AES256-GCM-SHA384', 'ECDHE-RSA-AES128-SHA', 'DHE-RSA-AES128-SHA']) {
+        assert.equal(await handshake({ maxVersion: 'TLSv1.2', ciphers }), 'refused', ciphers);
+      }
+      assert.equal(await handshake({ maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-AES128-GCM-SHA256' }), 'TLSv1.2 ECDHE-RSA-AES128-GCM-SHA256');
+      assert.equal(await handshake({ maxVersion: 'TLSv1.1', minVersion: 'TLSv1' }), 'refused');
+      assert.match(await handshake({}), /^TLSv1\.3 TLS_/);
     });
   });
 });
