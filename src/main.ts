@@ -29,6 +29,7 @@ import { LoginLimiter } from './gateway/middleware/login-limiter.js';
 import { LocalLog } from './log/local-log.js';
 import { createLogger, type Logger } from './logger.js';
 import { listen, loadTls, readOrCreateNodeId, TLS_POLICY } from './node-setup.js';
+import { AdminPasswordFile } from './ops/admin-password-file.js';
 import { IntegrityRunner } from './ops/integrity-runner.js';
 import { NodeMetrics } from './ops/node-metrics.js';
 import { OpsHandler } from './ops/ops-handler.js';
@@ -178,6 +179,8 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     password: config.adminPassword,
     passwordFile: join(dataDir, 'admin-password'),
   });
+  const adminPasswordFile = new AdminPasswordFile(join(dataDir, 'admin-password'), replica, config.adminUsername);
+  await adminPasswordFile.start((err) => log.warn('admin-password file check failed', { error: err }));
 
   const app = createGateway({
     bus,
@@ -209,6 +212,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
         server.close(() => done());
         server.closeIdleConnections();
       });
+      adminPasswordFile.stop();
       await postureStreams.close();
       await grpc.close();
       await nodes.stop();
