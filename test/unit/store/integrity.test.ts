@@ -204,4 +204,11 @@ describe('data integrity check', () => {
     assert.equal(problems.length, 1, problems.map((p) => p.description).join('\n'));
     find(problems, /stale index entry identities.roleAttributes = "attr-x" naming wide/);
   });
+
+  it('takes an API session whose authenticatorId names no authenticator (an ext-jwt signer, a login that raced a delete) as clean', async () => {
+    const { proposer, check } = await setup();
+    const session = base('s1', { identityId: 'alice', tokenHash: 'h1', authenticatorId: 'signer-or-gone', ipAddress: '', configTypes: [], isMfaRequired: false, isMfaComplete: false, lastActivityAt: AT });
+    await proposer.propose([create('api-sessions', session)], AT);
+    assert.deepEqual(await check(), []);
+  });
 });
