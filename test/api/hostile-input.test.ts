@@ -15,10 +15,10 @@ import { MAX_FILTER_DEPTH, MAX_FILTER_LENGTH } from '../../src/domain/query/inde
 import { MAX_LIST_ITEMS } from '../../src/domain/validate.js';
 import { startTestNode, type ApiClient, type ApiResponse, type TestNode } from '../support/test-node.js';
 
-/** The longest the event loop may stall while an attack runs. The target is 50 ms (measured by
- * the bench on a quiet machine); this bound leaves room for a loaded, shared test machine and
- * stays far below the seconds to minutes each attack used to cost. */
-const MAX_STALL_MS = 1000;
+/** The longest the event loop may stall while an attack runs. The target is 50 ms on a quiet
+ * machine; this bound leaves room for a heavily loaded, shared test machine (where even a 405
+ * was seen to wait 500 ms) and stays below the seconds to minutes each attack used to cost. */
+const MAX_STALL_MS = 2000;
 /** Text that only an internal failure puts into an answer. */
 const INTERNAL_TEXT = /Maximum call stack|incorrect header check|RangeError|TypeError|SyntaxError: |ReferenceError|\.js:\d+|node:internal|Not Implemented/;
 
@@ -77,6 +77,56 @@ function rawRequest(method: string, path: string, headers: Record<string, string
 }
 
 const nested = (n: number) => '['.repeat(n) + ']'.repeat(n);
+
+/** A small seeded generator (mulberry32), so a failing case can be replayed. */
+function seeded(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    int: (n: number) => Math.floor(next() * n),
+    chance: (p: number) => next() < p,
+    pick: <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!,
+  };
+}
+type Random = ReturnType<typeof seeded>;
+
+const FIELDS = ['name', 'type', 'isAdmin', 'roleAttributes', 'tags', 'appData', 'maxIdleTimeMillis', 'schema', 'data', 'configTypeId', 'identityRoles', 'serviceRoles', 'semantic', 'username', 'password', 'configTypes', 'method', 'identityId', 'certPem', 'primary', 'operatingSystems', '__proto__', 'constructor'];
+
+function randomScalar(random: Random): unknown {
+  return random.pick<() => unknown>([
+    () => null,
+    () => random.chance(0.5),
+    () => random.pick([0, -1, 1e300, -1e300, 2 ** 63, 9007199254740993, 1.5, -0]),
+    () => random.pick(['', 'x', '#all', '@x1', 'Dial', 'User', '\u0000', '\ud800', 'a'.repeat(300), '(((', '"quoted"', '../../etc']),
+  ])();
+}
+
+function randomJson(random: Random, depth: number): unknown {
+  if (depth > 3 || random.chance(0.3)) return randomScalar(random);
+  if (random.chance(0.15)) return JSON.parse(nested(MAX_JSON_DEPTH - depth - 1 + random.int(3)));
+  if (random.chance(0.4)) return Array.from({ length: random.chance(0.1) ? MAX_LIST_ITEMS + 1 : random.int(4) }, () => randomJson(random, depth + 2));
+  const out: Record<string, unknown> = {};
+  for (let i = random.int(6); i > 0; i--) out[random.pick(FIELDS)] = randomJson(random, depth + 1);
+  return out;
+}
+
+function randomText(random: Random): string {
+  return random.pick(['{', '{"a":', 'null', '[]', '"x"', '\u0000', 'name=x&type=User', '{"a":1}{"b":2}', '\xff\xfe', '-----BEGIN CERTIFICATE-----\nxx\n-----END CERTIFICATE-----']);
+}
+
+function randomFilter(random: Random): string {
+  const atoms = ['name = "x"', 'true', 'roleAttributes contains "a"', 'anyOf(roleAttributes) = "x"', 'name in ["a","b"]', 'createdAt > datetime(2020-01-01T00:00:00Z)', 'nope = 1', 'count(roles) > 1', '"', ')', 'limit none', 'sort by name desc', 'skip -1'];
+  let text = random.pick(atoms);
+  for (let i = random.int(4); i > 0; i--) text = random.chance(0.5) ? `(${text}) ${random.pick(['and', 'or'])} ${random.pick(atoms)}` : `not (${text})`;
+  return random.chance(0.1) ? '('.repeat(40) + text + ')'.repeat(40) : text;
+}
 
 describe('hostile input', () => {
   before(async () => {
@@ -223,6 +273,30 @@ describe('hostile input', () => {
       refused(res, 400, 'COULD_NOT_VALIDATE');
       assert.equal(res.body.error.cause.field, 'schema');
       assert.match(res.body.error.cause.reason, /linear-time/);
+    });
+  });
+
+  describe('random hostile requests (seeded, property style)', () => {
+    it('answers 400 random bodies, filters, types and encodings on both APIs without a 5xx or internal text', async () => {
+      const random = seeded(16);
+      const paths = ['/identities', '/identities/x1', '/services', '/config-types', '/configs', '/service-policies', '/edge-router-policies', '/auth-policies', '/posture-checks', '/authenticators', '/authenticate?method=password', '/authenticate?method=cert', '/authenticate?method=ext-jwt', '/current-identity', '/current-api-session', '/identities/x1/service-configs'];
+      const types = ['application/json', 'application/json; charset=latin1', 'text/plain', 'application/x-www-form-urlencoded', 'application/merge-patch+json', 'multipart/form-data; boundary=x', ''];
+      const encodings = ['', '', '', 'gzip', 'deflate', 'br', 'compress'];
+      const { stallMs } = await underAttack(async () => {
+        for (let i = 0; i < 160; i++) {
+          const [, api] = apis[i % 2]!;
+          const method = random.pick(['POST', 'PUT', 'PATCH', 'DELETE', 'GET']);
+          const path = random.pick(paths) + (random.chance(0.3) ? `${random.pick(['?', '&'])}filter=${encodeURIComponent(randomFilter(random))}` : '');
+          const headers: Record<string, string> = { 'content-type': random.pick(types) };
+          const encoding = random.pick(encodings);
+          if (encoding) headers['content-encoding'] = encoding;
+          const raw = method === 'GET' ? undefined : random.chance(0.2) ? randomText(random) : JSON.stringify(randomJson(random, 0));
+          const res = await api.request(method, path, { raw, headers, token: random.chance(0.8) ? node.adminToken : undefined });
+          assert.ok(res.status < 500, `${method} ${path} ${JSON.stringify(headers)} ${raw?.slice(0, 200)} -> ${res.status} ${res.text.slice(0, 300)}`);
+          assert.doesNotMatch(res.text, INTERNAL_TEXT, `${method} ${path}`);
+        }
+      });
+      assert.ok(stallMs < MAX_STALL_MS, `event loop stalled ${stallMs} ms`);
     });
   });
 

@@ -9,7 +9,8 @@ import { ApiError } from '../../errors.js';
 export interface LoginThrottleOptions {
   /** Failures of one username before attempts are slowed (default 5). */
   freePerUsername?: number;
-  /** Failures from one source address before attempts are slowed (default 20). */
+  /** Failures from one source address before attempts are slowed (default 100: many users may
+   * share one address behind NAT). */
   freePerAddress?: number;
   /** The first wait after the free failures, doubled per further failure (ms, default 1000). */
   baseDelayMs?: number;
@@ -35,7 +36,7 @@ export class LoginThrottle {
   constructor(opts: LoginThrottleOptions = {}) {
     this.opts = {
       freePerUsername: 5,
-      freePerAddress: 20,
+      freePerAddress: 100,
       baseDelayMs: 1000,
       maxDelayMs: 60_000,
       forgetAfterMs: 15 * 60_000,
