@@ -33,7 +33,8 @@ import { ClusterNode, COMMAND_TTL_MS, type ClusterConfig } from './cluster/clust
 import { ClusterJoinError } from './cluster/cluster-join.js';
 import { NodeIdInUseError } from './cluster/membership.js';
 import { createLogger, type Logger } from './logger.js';
-import { listen, loadTls, readOrCreateNodeId } from './node-setup.js';
+import { listen, loadTls, readOrCreateNodeId, TLS_POLICY } from './node-setup.js';
+import { AdminPasswordFile } from './ops/admin-password-file.js';
 import { IntegrityRunner } from './ops/integrity-runner.js';
 import { NodeMetrics } from './ops/node-metrics.js';
 import { OpsHandler } from './ops/ops-handler.js';
@@ -77,6 +78,7 @@ export interface NodeHooks {
 
 export async function startNode(config: Config, logger: Logger, hooks: NodeHooks = {}): Promise<NodeHandle> {
   const startedAt = new Date().toISOString();
+  process.umask(0o077); // every file the node creates (LevelDB, keys, logs) is owner-only from its first byte
   const dataDir = resolve(config.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await chmod(dataDir, 0o700);
@@ -93,7 +95,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   };
   // Clients may present a certificate (cert login, enrollment, extension); Weft verifies it
   // itself, so the handshake accepts any or none.
-  const server = createServer({ cert: tls.certPem, key: tls.keyPem, requestCert: true, rejectUnauthorized: false }, (req, res) => handle(req, res));
+  const server = createServer({ ...TLS_POLICY, cert: tls.certPem, key: tls.keyPem, requestCert: true, rejectUnauthorized: false }, (req, res) => handle(req, res));
   server.keepAliveTimeout = 65_000;
   await listen(server, host, port);
   const bound = server.address();
@@ -191,6 +193,8 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     password: config.adminPassword,
     passwordFile: join(dataDir, 'admin-password'),
   });
+  const adminPasswordFile = new AdminPasswordFile(join(dataDir, 'admin-password'), replica, config.adminUsername);
+  await adminPasswordFile.start((err) => log.warn('admin-password file check failed', { error: err }));
 
   const app = createGateway({
     bus,
@@ -226,6 +230,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
         server.close(() => done());
         server.closeIdleConnections();
       });
+      adminPasswordFile.stop();
       await postureStreams.close();
       await grpc.close();
       await registry?.stop();

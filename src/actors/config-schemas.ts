@@ -6,6 +6,7 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Entity } from '../domain/commands.js';
 import { fieldError } from '../errors.js';
+import { linearRegExp } from './linear-regexp.js';
 
 type Engine = Ajv | Ajv2019 | Ajv2020;
 
@@ -15,7 +16,8 @@ const CACHE_SIZE = 256;
 // allErrors false: the first error is the one reported. strict false: unknown keywords and
 // formats are ignored (as upstream's validator does). addUsedSchema false: many config types
 // may carry the same `$id` (versions of one schema) without clashing inside one ajv instance.
-const OPTIONS = { allErrors: false, strict: false, logger: false, addUsedSchema: false } as const;
+// `pattern` and `patternProperties` run on the linear-time engine (linear-regexp.ts).
+const OPTIONS = { allErrors: false, strict: false, logger: false, addUsedSchema: false, code: { regExp: linearRegExp } } as const;
 
 export class ConfigSchemas {
   private readonly engines = new Map<string, Engine>();

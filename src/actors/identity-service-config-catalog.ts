@@ -2,6 +2,7 @@
 // config overrides (`/identities/{id}/service-configs`), one per identity, service and config type.
 
 import type { Entity, Op } from '../domain/commands.js';
+import { checkItemCount } from '../domain/validate.js';
 import { ApiError, fieldError } from '../errors.js';
 import type { Replica } from '../store/replica.js';
 import type { Actor, ActorMessage } from './actor-host.js';
@@ -88,6 +89,7 @@ export class IdentityServiceConfigCatalog implements Actor {
 /** The body: a JSON array of `{serviceId, configId}`. */
 function pairsOf(body: unknown): Pair[] {
   if (!Array.isArray(body)) throw fieldError(BODY, body ?? null, `${BODY} must be an array of {serviceId, configId}`);
+  checkItemCount(BODY, body.length);
   return body.map((item, i) => {
     if (item === null || typeof item !== 'object' || Array.isArray(item)) {
       throw fieldError(`${BODY}[${i}]`, item, `${BODY}[${i}] must be an object with serviceId and configId`);

@@ -53,6 +53,18 @@ export function matchesRoles(roles: Roles, semantic: Semantic, entity: { id: str
   if (roles.ids.includes(entity.id)) return true;
   if (roles.all) return true;
   if (roles.attributes.length === 0) return false;
-  const attrs = new Set(Array.isArray(entity.roleAttributes) ? (entity.roleAttributes as string[]) : []);
+  return matchesRoleSet(roles, semantic, entity.id, attributeSet(entity));
+}
+
+/** An entity's role attributes as a set (built once when many policies are matched against it). */
+export function attributeSet(entity: { roleAttributes?: unknown }): ReadonlySet<string> {
+  return new Set(Array.isArray(entity.roleAttributes) ? (entity.roleAttributes as string[]) : []);
+}
+
+/** matchesRoles for an entity whose attributes are already a set. */
+export function matchesRoleSet(roles: Roles, semantic: Semantic, entityId: string, attrs: ReadonlySet<string>): boolean {
+  if (roles.ids.includes(entityId)) return true;
+  if (roles.all) return true;
+  if (roles.attributes.length === 0) return false;
   return semantic === 'AnyOf' ? roles.attributes.some((a) => attrs.has(a)) : roles.attributes.every((a) => attrs.has(a));
 }

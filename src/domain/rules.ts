@@ -12,6 +12,11 @@ import { ROUTER_IDENTITY_TYPE } from './router-rules.js';
 export interface Cascade {
   target: string;
   field: string;
+  /** The field may also hold ids of no such entity, so it is no reference: an API session's
+   * authenticatorId names the ext-jwt signer or the external-id marker for some logins, and a
+   * login racing its authenticator's deletion may still land. Upstream keeps such sessions too
+   * (a plain string field, deleted with the authenticator by a delete-where). */
+  loose?: true;
 }
 
 export const CASCADES: Record<string, Cascade[]> = {
@@ -22,7 +27,7 @@ export const CASCADES: Record<string, Cascade[]> = {
     { target: 'enrollments', field: 'identityId' },
     { target: 'mfas', field: 'identityId' },
   ],
-  authenticators: [{ target: 'api-sessions', field: 'authenticatorId' }],
+  authenticators: [{ target: 'api-sessions', field: 'authenticatorId', loose: true }],
   'api-sessions': [{ target: 'sessions', field: 'apiSessionId' }],
   services: [
     { target: 'identity-service-configs', field: 'serviceId' },

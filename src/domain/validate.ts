@@ -6,6 +6,13 @@ import { fieldsOf, type FieldSpec, type ResourceDecl } from './resource.js';
 
 export type WriteMode = 'create' | 'replace' | 'patch';
 
+/** The most items a list field (role attributes, selectors, ...) may hold, and the most entries
+ * of a map field (tags, ...). */
+export const MAX_LIST_ITEMS = 1000;
+/** Integer fields without a range of their own stay within the integers a double holds exactly
+ * (within int64, upstream's type for them). */
+export const MAX_INTEGER = Number.MAX_SAFE_INTEGER;
+
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /**
@@ -120,8 +127,19 @@ function checkString(path: string, spec: FieldSpec, value: unknown): string {
   return value;
 }
 
+/** Throws 400 naming the field and the cap when a list or map holds more than MAX_LIST_ITEMS; the
+ * error carries the count, not the items. */
+export function checkItemCount(path: string, count: number): void {
+  if (count > MAX_LIST_ITEMS) {
+    throw fieldError(path, `${count} items`, `${path} has ${count} items; the cap is ${MAX_LIST_ITEMS}`);
+  }
+}
+
 function checkInteger(path: string, spec: FieldSpec, value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value)) throw typeError(path, value, 'integer');
+  if (Math.abs(value) > MAX_INTEGER) {
+    throw fieldError(path, value, `${path} must be an integer between -${MAX_INTEGER} and ${MAX_INTEGER} (the cap)`);
+  }
   if (spec.min !== undefined && value < spec.min) {
     throw fieldError(path, value, `${path} should be greater than or equal to ${spec.min}`);
   }
@@ -133,11 +151,13 @@ function checkInteger(path: string, spec: FieldSpec, value: unknown): number {
 
 function checkStringList(path: string, spec: FieldSpec, value: unknown): string[] {
   if (!Array.isArray(value)) throw typeError(path, value, 'array');
+  checkItemCount(path, value.length);
   return value.map((item, i) => checkString(`${path}[${i}]`, { type: 'string', maxLength: spec.maxLength }, item));
 }
 
 function checkTags(path: string, value: unknown): Record<string, unknown> {
   if (typeof value !== 'object' || Array.isArray(value) || value === null) throw typeError(path, value, 'object');
+  checkItemCount(path, Object.keys(value).length);
   for (const [key, item] of Object.entries(value)) {
     checkText(`${path}.${key}`, key);
     if (typeof item === 'string') checkText(`${path}.${key}`, item);
@@ -164,6 +184,7 @@ function checkObject(path: string, spec: FieldSpec, value: unknown): Record<stri
 
 function checkMap(path: string, spec: FieldSpec, value: unknown): Record<string, unknown> {
   if (typeof value !== 'object' || Array.isArray(value) || value === null) throw typeError(path, value, 'object');
+  checkItemCount(path, Object.keys(value).length);
   const itemSpec: FieldSpec =
     spec.type === 'intMap' ? { type: 'integer', min: spec.min, max: spec.max } : { type: 'enum', values: spec.values };
   const out: Record<string, unknown> = {};

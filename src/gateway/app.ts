@@ -12,6 +12,7 @@ import { errorMiddleware, type ErrorLogger } from './middleware/errors.js';
 import { CallerCache } from './middleware/caller-cache.js';
 import { cleanPathMiddleware } from './middleware/clean-path.js';
 import { LoginLimiter, loginLimiterMiddleware } from './middleware/login-limiter.js';
+import { LoginThrottle, loginThrottleMiddleware } from './middleware/login-throttle.js';
 import { sessionMiddleware } from './middleware/session.js';
 import { NodeClient, type NodeClientOptions } from './node-client.js';
 import { addClientRoutes, addManagementRoutes } from './routes/index.js';
@@ -34,6 +35,8 @@ export interface GatewayOptions {
   metrics?: () => Promise<string>;
   /** Bounds concurrent logins (POST /authenticate); default: a fresh adaptive 5..250 window. */
   loginLimiter?: LoginLimiter;
+  /** Slows failed password logins per username and source address; default: a fresh one. */
+  loginThrottle?: LoginThrottle;
   /** A version of this node's replica that moves with every applied command that may change how
    * a session token resolves. When given, a session resolved less than a second ago at the same
    * version is reused without asking the query handler. */
@@ -83,6 +86,7 @@ export function createGateway(opts: GatewayOptions): Koa {
   app.use(bodyMiddleware);
   // After the body is read: a client that gives up while the barrier waits leaves nothing unread.
   if (opts.barrier) app.use(barrierMiddleware(opts.barrier));
+  app.use(loginThrottleMiddleware(opts.loginThrottle ?? new LoginThrottle(), (ctx) => isLogin(ctx) && ctx.query.method === 'password'));
   app.use(sessionMiddleware(node, opts.sessionsVersion && new CallerCache(opts.sessionsVersion)));
 
   const management = new Router({ prefix: MANAGEMENT_PATH });

@@ -117,7 +117,7 @@ export function refRules(decl: ResourceDecl): RefRule[] {
   const rules = new Map<string, RefRule>();
   for (const [parent, cascades] of Object.entries(CASCADES)) {
     for (const cascade of cascades) {
-      if (cascade.target === decl.kind && hasResource(parent)) rules.set(cascade.field, { field: cascade.field, target: parent, mode: 'cascade' });
+      if (cascade.target === decl.kind && hasResource(parent) && !cascade.loose) rules.set(cascade.field, { field: cascade.field, target: parent, mode: 'cascade' });
     }
   }
   for (const [field, spec] of Object.entries(fieldsOf(decl))) {

@@ -8,6 +8,7 @@ import { fieldsOf, type ResourceDecl } from '../domain/resource.js';
 import { checkAccessIndex } from './access-check.js';
 import { indexedEntries } from './apply.js';
 import { isJustified, referencedIds, refRules, withoutMissing } from './integrity-rules.js';
+import { TimeSlicer } from './time-slicer.js';
 import { countKey, decodeStringValue, idFromRecordKey, recordKey, recordRange } from './keys.js';
 import type { KvStore } from './kv.js';
 
@@ -24,6 +25,8 @@ export interface IntegrityCheckOptions {
   onProblem(problem: IntegrityProblem): void | Promise<void>;
   /** Stops the scan early when it returns true. */
   aborted?(): boolean;
+  /** Yields to requests every slice of work (default: a fresh TimeSlicer). */
+  slicer?: TimeSlicer;
 }
 
 /** Records and derived keys are read in chunks of this size (one getMany each). */
@@ -31,7 +34,8 @@ const CHUNK = 256;
 const SEP = '\x00';
 
 /** Runs every check over kv (a consistent view: see kv-snapshot.ts), reporting as it goes. */
-export async function checkIntegrity(kv: KvStore, opts: IntegrityCheckOptions): Promise<void> {
+export async function checkIntegrity(kv: KvStore, options: IntegrityCheckOptions): Promise<void> {
+  const opts = { ...options, slicer: options.slicer ?? new TimeSlicer() };
   for (const decl of RESOURCES) {
     if (opts.aborted?.()) return;
     await checkRecords(kv, decl, opts);
@@ -41,14 +45,16 @@ export async function checkIntegrity(kv: KvStore, opts: IntegrityCheckOptions): 
     await checkDerivedKeys(kv, family, opts);
   }
   if (opts.aborted?.()) return;
-  for (const problem of await checkAccessIndex(kv)) {
+  for (const problem of await checkAccessIndex(kv, opts.slicer)) {
     const repair: Repair = problem.kind === 'stale' ? { action: 'del', key: problem.key } : { action: 'put', key: problem.key, value: problem.value ?? '' };
     await opts.onProblem({ description: problem.description, repair });
   }
 }
 
 /** Every record of a kind: its index and unique entries, its references, and the kind's count. */
-async function checkRecords(kv: KvStore, decl: ResourceDecl, opts: IntegrityCheckOptions): Promise<void> {
+type ScanOptions = IntegrityCheckOptions & { slicer: TimeSlicer };
+
+async function checkRecords(kv: KvStore, decl: ResourceDecl, opts: ScanOptions): Promise<void> {
   let actual = 0;
   let chunk: [string, string][] = [];
   for await (const entry of kv.entries(recordRange(decl.kind))) {
@@ -71,9 +77,10 @@ async function checkRecords(kv: KvStore, decl: ResourceDecl, opts: IntegrityChec
   }
 }
 
-async function checkRecordChunk(kv: KvStore, decl: ResourceDecl, chunk: [string, string][], opts: IntegrityCheckOptions): Promise<void> {
+async function checkRecordChunk(kv: KvStore, decl: ResourceDecl, chunk: [string, string][], opts: ScanOptions): Promise<void> {
   const records: Entity[] = [];
   for (const [key, raw] of chunk) {
+    await opts.slicer.pause();
     const id = idFromRecordKey(key);
     let record: Entity | undefined;
     try {
@@ -92,7 +99,7 @@ async function checkRecordChunk(kv: KvStore, decl: ResourceDecl, chunk: [string,
 }
 
 /** Every index and unique key a record derives must exist (unique keys naming the record). */
-async function checkIndexEntries(kv: KvStore, decl: ResourceDecl, records: Entity[], opts: IntegrityCheckOptions): Promise<void> {
+async function checkIndexEntries(kv: KvStore, decl: ResourceDecl, records: Entity[], opts: ScanOptions): Promise<void> {
   const wanted = records.flatMap((record) => indexedEntries(decl, record).map((entry) => ({ record, ...entry })));
   const stored = await kv.getMany(wanted.map((w) => w.key));
   const holders = wanted.map((w, i) => (w.unique !== undefined && stored[i] !== undefined && stored[i] !== w.unique ? stored[i]! : undefined));
@@ -100,6 +107,7 @@ async function checkIndexEntries(kv: KvStore, decl: ResourceDecl, records: Entit
   const holderRaw = await kv.getMany(holderIds.map((h) => recordKey(decl.kind, h)));
   const holderRecords = new Map(holderIds.map((h, i) => [recordKey(decl.kind, h), holderRaw[i]]));
   for (const [i, w] of wanted.entries()) {
+    await opts.slicer.pause();
     const where = `${decl.entity} ${w.record.id}: ${describeKey(w.key)}`;
     if (stored[i] === undefined) {
       await opts.onProblem({ description: `${where} is missing`, repair: { action: 'put', key: w.key, value: w.unique ?? '' } });
@@ -117,7 +125,7 @@ async function checkIndexEntries(kv: KvStore, decl: ResourceDecl, records: Entit
 }
 
 /** Every reference (declared refs, cascade parents, id lists, role-list `@id`s) must exist. */
-async function checkReferences(kv: KvStore, decl: ResourceDecl, records: Entity[], opts: IntegrityCheckOptions): Promise<void> {
+async function checkReferences(kv: KvStore, decl: ResourceDecl, records: Entity[], opts: ScanOptions): Promise<void> {
   const rules = refRules(decl);
   const asked: { record: Entity; rule: (typeof rules)[number]; id: string }[] = [];
   for (const record of records) {
@@ -126,6 +134,7 @@ async function checkReferences(kv: KvStore, decl: ResourceDecl, records: Entity[
   const found = await kv.getMany(asked.map((a) => recordKey(a.rule.target, a.id)));
   const missing = new Map<string, { record: Entity; rule: (typeof rules)[number]; ids: Set<string> }>();
   for (const [i, a] of asked.entries()) {
+    await opts.slicer.pause();
     if (found[i] !== undefined) continue;
     const key = `${a.record.id}${SEP}${a.rule.field}`;
     const entry = missing.get(key) ?? { record: a.record, rule: a.rule, ids: new Set<string>() };
@@ -141,16 +150,25 @@ async function checkReferences(kv: KvStore, decl: ResourceDecl, records: Entity[
   }
 }
 
-/** Every stored index (`i`) or unique (`u`) key must be derived by the record it names. */
-async function checkDerivedKeys(kv: KvStore, family: string, opts: IntegrityCheckOptions): Promise<void> {
+/**
+ * Every stored index (`i`) or unique (`u`) key must be derived by the record it names. Each named
+ * record's derived keys are computed once and kept (within a budget) while its keys are met, so
+ * a record with n role attributes costs O(n), not O(n²).
+ */
+async function checkDerivedKeys(kv: KvStore, family: string, opts: ScanOptions): Promise<void> {
+  const derived = new DerivedKeys();
   let chunk: [string, string][] = [];
   const flush = async () => {
-    const recordKeys = [...new Set(chunk.map(([key, value]) => namedRecordKey(key, value)).filter((k): k is string => k !== undefined))];
-    const records = await kv.getMany(recordKeys);
-    const prefetched = new Map(recordKeys.map((key, i) => [key, records[i]]));
-    const read = async (key: string) => (prefetched.has(key) ? prefetched.get(key) : kv.get(key));
-    for (const [key, value] of chunk) {
-      if (await isJustified(read, key, value, indexedEntries)) continue;
+    const named = chunk.map(([key, value]) => namedRecordKey(key, value));
+    const unread = [...new Set(named.filter((k): k is string => k !== undefined && !derived.has(k)))];
+    const raws = await kv.getMany(unread);
+    for (const [i, recordKey] of unread.entries()) {
+      await opts.slicer.pause();
+      derived.add(recordKey, raws[i]);
+    }
+    for (const [i, [key, value]] of chunk.entries()) {
+      await opts.slicer.pause();
+      if (named[i] !== undefined && derived.justifies(named[i], key)) continue;
       const owner = family === 'u' ? value : key.slice(key.lastIndexOf(SEP) + 1);
       await opts.onProblem({ description: `stale ${describeKey(key)} naming ${owner}`, repair: { action: 'del', key } });
     }
@@ -163,6 +181,49 @@ async function checkDerivedKeys(kv: KvStore, family: string, opts: IntegrityChec
     if (opts.aborted?.()) return;
   }
   if (chunk.length > 0) await flush();
+}
+
+/** Derived-key sets of recently named records, oldest dropped first beyond KEPT_KEYS keys. */
+class DerivedKeys {
+  private readonly sets = new Map<string, Set<string>>();
+  private kept = 0;
+
+  has(recordKey: string): boolean {
+    return this.sets.has(recordKey);
+  }
+
+  /** Keeps the keys the stored record derives (none for a missing or malformed record). */
+  add(recordKey: string, raw: string | undefined): void {
+    const keys = new Set<string>();
+    const kind = recordKey.split(SEP)[1] ?? '';
+    const record = raw === undefined || !hasResource(kind) ? undefined : parseRecord(raw);
+    if (record) for (const entry of indexedEntries(resourceOf(kind), record)) keys.add(entry.key);
+    this.sets.set(recordKey, keys);
+    this.kept += keys.size + 1;
+    for (const [oldest, set] of this.sets) {
+      if (this.kept <= KEPT_KEYS || oldest === recordKey) break;
+      this.sets.delete(oldest);
+      this.kept -= set.size + 1;
+    }
+  }
+
+  /** Whether the named record derives `key`. An index key never carries a unique value and a
+   * unique key names its holder's id, so the key alone decides (as isJustified does). */
+  justifies(recordKey: string, key: string): boolean {
+    return this.sets.get(recordKey)?.has(key) ?? false;
+  }
+}
+
+/** Derived keys kept between chunks of the scan. */
+const KEPT_KEYS = 200_000;
+
+function parseRecord(raw: string): Entity | undefined {
+  try {
+    const record = JSON.parse(raw) as Entity;
+    return record && typeof record === 'object' ? record : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The record an index or unique key names (its kind plus the id in the key or the value). */

@@ -2,6 +2,7 @@
 // objects the resource declaration cannot express). Pure; errors are 400 with a field path.
 
 import { fieldError } from '../../errors.js';
+import { checkItemCount } from '../validate.js';
 import { OS_TYPES, type OsType } from './posture-types.js';
 
 export function typeError(path: string, value: unknown, expected: string) {
@@ -11,6 +12,7 @@ export function typeError(path: string, value: unknown, expected: string) {
 /** An array, non-empty when `minItems` is 1 (upstream's `minItems: 1`). */
 export function checkArray(path: string, value: unknown, minItems = 0): unknown[] {
   if (!Array.isArray(value)) throw typeError(path, value ?? null, 'array');
+  checkItemCount(path, value.length);
   if (value.length < minItems) throw fieldError(path, value, `${path} in body should have at least ${minItems} items`);
   return value;
 }

@@ -7,5 +7,6 @@ export { compareStrings, compareValues, sortComparator } from './compare.js';
 export { QueryError } from './errors.js';
 export { evaluate, readPath } from './evaluate.js';
 export { extractIndexHint, type IndexHint, type IndexValue } from './index-hint.js';
-export { parseQuery, parseSortParam } from './parse-query.js';
+export { MAX_FILTER_LENGTH, parseQuery, parseSortParam } from './parse-query.js';
+export { MAX_FILTER_DEPTH } from './parser.js';
 export type { SortKey, SymbolInfo, SymbolResolver, ValueGetter, ValueType } from './types.js';

@@ -17,6 +17,8 @@ const ORDER_OPERANDS: TokenKind[] = ['string', 'number', 'datetime'];
 const EQUALITY_OPERANDS: TokenKind[] = [...ORDER_OPERANDS, 'bool', 'null'];
 const PREC_OR = 1;
 const PREC_AND = 2;
+/** The deepest nesting of parentheses, `not`s and subqueries a filter may have. */
+export const MAX_FILTER_DEPTH = 32;
 
 /** Parses a whole filter (non-blank) into an untyped query; throws QueryError. */
 export function parseSyntax(text: string): Query {
@@ -25,6 +27,8 @@ export function parseSyntax(text: string): Query {
 
 class Parser {
   private pos = 0;
+  /** Parentheses, `not`s and subqueries open around the current token (capped). */
+  private depth = 0;
   /** Conversion errors (impossible dates, non-integer skip) surface only if the parse succeeds. */
   private deferred: QueryError | undefined;
 
@@ -129,6 +133,16 @@ class Parser {
     return Number(token.value);
   }
 
+  /** Parses one nested part, refusing nesting beyond MAX_FILTER_DEPTH before recursing. */
+  private nested<T>(parse: () => T): T {
+    if (++this.depth > MAX_FILTER_DEPTH) {
+      throw new QueryError(`filter nested more than ${MAX_FILTER_DEPTH} levels deep (the cap is ${MAX_FILTER_DEPTH})`);
+    }
+    const result = parse();
+    this.depth--;
+    return result;
+  }
+
   private defer(message: string): void {
     this.deferred ??= new QueryError(message);
   }
@@ -155,14 +169,14 @@ class Parser {
     switch (token.kind) {
       case 'lparen': {
         this.next();
-        const inner = this.parseBool(PREC_OR);
+        const inner = this.nested(() => this.parseBool(PREC_OR));
         this.expect('rparen', 'any');
         return inner;
       }
       case 'not':
         this.next();
         this.spacing('required');
-        return { kind: 'not', arg: this.parseBool(PREC_OR) };
+        return { kind: 'not', arg: this.nested(() => this.parseBool(PREC_OR)) };
       case 'bool':
         this.next();
         return { kind: 'const', value: token.value === true };
@@ -212,7 +226,7 @@ class Parser {
     const symbol = String(this.expect('ident', 'required').value);
     this.expect('where', 'required');
     this.spacing('required');
-    return { kind: 'subquery', symbol, query: this.parseQuery() };
+    return { kind: 'subquery', symbol, query: this.nested(() => this.parseQuery()) };
   }
 
   private parseOperation(lhs: Operand): Expr {

@@ -3,6 +3,7 @@
 
 import type { Context } from 'koa';
 import { resourceOf } from '../../domain/registry.js';
+import { checkItemCount } from '../../domain/validate.js';
 import { ApiError, fieldError } from '../../errors.js';
 import { jsonBody } from '../middleware/body.js';
 import type { NodeClient } from '../node-client.js';
@@ -25,6 +26,7 @@ export async function loginWithPassword(ctx: Context, node: NodeClient): Promise
 
 /** What every login method passes along for the new API session. */
 export function sessionInfo(ctx: Context, body: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (Array.isArray(body?.configTypes)) checkItemCount('configTypes', body.configTypes.length);
   return { envInfo: body?.envInfo, sdkInfo: body?.sdkInfo, configTypes: body?.configTypes, ipAddress: ctx.ip };
 }
 

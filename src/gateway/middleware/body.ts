@@ -1,42 +1,47 @@
-// Request bodies: JSON (and text for PEM uploads) parsed by koa-body up to 1 MiB; over that is
-// 413. A body with another content type is refused before anything is read.
+// Request bodies of POST, PUT, PATCH and DELETE: JSON (and text for PEM uploads) up to 1 MiB,
+// after any gzip/deflate Content-Encoding is undone; over that is 413. A body with another content
+// type or encoding is refused with 415 before it is read, and JSON nested deeper than the cap is
+// refused before it is parsed (nothing downstream then recurses deeper than that).
 
+import { createGunzip, createInflate } from 'node:zlib';
+import type { Readable } from 'node:stream';
 import type { Context, Next } from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
 import { ApiError } from '../../errors.js';
 
-export const BODY_LIMIT = '1mb';
+/** The largest body, before and after decompression (bytes). */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+/** The deepest nesting of arrays and objects a JSON body may have. */
+export const MAX_JSON_DEPTH = 64;
 
-const parse = koaBody({
-  json: true,
-  text: true,
-  urlencoded: false,
-  multipart: false,
-  jsonStrict: false,
-  jsonLimit: BODY_LIMIT,
-  textLimit: BODY_LIMIT,
-  // PEM uploads (CSRs, certificates) arrive as text under these types too.
-  textTypes: ['text/*', 'application/x-pem-file', 'application/pkcs10'],
-  parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
-});
+const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+// PEM uploads (CSRs, certificates) arrive as text under these types too.
+const TEXT_TYPES = ['text/*', 'application/x-pem-file', 'application/pkcs10'];
 
 export function bodyMiddleware(ctx: Context, next: Next): Promise<void> {
   const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
-  // koa-body parses only POST, PUT, PATCH and DELETE; a bodiless read skips it altogether (and
-  // takes no async step of its own).
-  if (!hasBody && (ctx.method === 'GET' || ctx.method === 'HEAD')) return next();
+  // A bodiless read takes no async step of its own; GET bodies are read by the one route that
+  // accepts them (getBody in the MFA routes).
+  if (!PARSED_METHODS.has(ctx.method)) return next();
   return parseBody(ctx, next, hasBody);
 }
 
 async function parseBody(ctx: Context, next: Next, hasBody: boolean): Promise<void> {
-  if (hasBody && Number(ctx.get('content-length') || 0) > 1024 * 1024) throw new ApiError('REQUEST_ENTITY_TOO_LARGE');
-  if (hasBody && !isPlainJson(ctx.get('content-type')) && !ctx.is('json', 'text/*', 'application/x-pem-file', 'application/pkcs10')) {
+  const request = ctx.request as unknown as { body?: unknown };
+  if (!hasBody) {
+    request.body = {};
+    return next();
+  }
+  if (Number(ctx.get('content-length') || 0) > BODY_LIMIT_BYTES) throw new ApiError('REQUEST_ENTITY_TOO_LARGE');
+  const json = isPlainJson(ctx.get('content-type')) || Boolean(ctx.is('json'));
+  if (!json && !ctx.is(TEXT_TYPES)) {
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
       code: 'UNHANDLED',
       message: `unsupported content type ${JSON.stringify(ctx.get('content-type'))}: send application/json`,
     });
   }
-  await parse(ctx, next);
+  const text = await readText(ctx);
+  request.body = json ? (text.trim() === '' ? {} : parseJsonText(text)) : text;
+  await next();
 }
 
 /** `application/json` with or without parameters: the common case, told without a MIME parse. */
@@ -44,16 +49,86 @@ function isPlainJson(type: string): boolean {
   return type === 'application/json' || type.startsWith('application/json;');
 }
 
-/** The parsed JSON body (an empty body reads as undefined). */
+/** The body as UTF-8 text, decompressed per Content-Encoding, within BODY_LIMIT_BYTES. */
+async function readText(ctx: Context): Promise<string> {
+  const encoding = ctx.get('content-encoding').trim().toLowerCase() || 'identity';
+  let source: Readable = ctx.req;
+  if (encoding === 'gzip' || encoding === 'x-gzip') source = ctx.req.pipe(createGunzip());
+  else if (encoding === 'deflate') source = ctx.req.pipe(createInflate());
+  else if (encoding !== 'identity') {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
+      code: 'UNHANDLED',
+      message: `unsupported content encoding ${JSON.stringify(encoding)}: send gzip, deflate or identity`,
+    });
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of source as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > BODY_LIMIT_BYTES) throw new ApiError('REQUEST_ENTITY_TOO_LARGE');
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    if (source !== ctx.req) {
+      throw new ApiError('COULD_NOT_PARSE_BODY', { code: 'UNHANDLED', message: `the body is not valid ${encoding} data` });
+    }
+    throw err;
+  } finally {
+    if (source !== ctx.req) source.destroy();
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Parses JSON text after checking its nesting depth; both failures are 400 COULD_NOT_PARSE_BODY. */
+export function parseJsonText(text: string): unknown {
+  const depth = jsonDepth(text, MAX_JSON_DEPTH);
+  if (depth > MAX_JSON_DEPTH) {
+    throw new ApiError('COULD_NOT_PARSE_BODY', {
+      code: 'UNHANDLED',
+      message: `JSON nested more than ${MAX_JSON_DEPTH} levels deep (the cap is ${MAX_JSON_DEPTH})`,
+    });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ApiError('COULD_NOT_PARSE_BODY', { code: 'UNHANDLED', message: (err as Error).message });
+  }
+}
+
+/**
+ * The deepest array/object nesting in JSON text, counted by one linear scan that skips strings;
+ * stops as soon as it exceeds `cap`. Malformed text gets a number too (the parser refuses it).
+ */
+export function jsonDepth(text: string, cap: number): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      for (i++; i < text.length; i++) {
+        const s = text.charCodeAt(i);
+        if (s === 0x5c /* \ */) i++;
+        else if (s === 0x22) break;
+      }
+    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > deepest && (deepest = depth) > cap) return deepest;
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
+/** The parsed JSON body (an empty body reads as undefined). A text body is not JSON: 415. */
 export function jsonBody(ctx: Context): unknown {
   const body = (ctx.request as unknown as { body?: unknown }).body;
   if (typeof body === 'string') {
-    if (body.trim() === '') return undefined;
-    try {
-      return JSON.parse(body);
-    } catch (err) {
-      throw new ApiError('COULD_NOT_PARSE_BODY', { code: 'UNHANDLED', message: (err as Error).message });
-    }
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
+      code: 'UNHANDLED',
+      message: `unsupported content type ${JSON.stringify(ctx.get('content-type'))}: send application/json`,
+    });
   }
   if (body && typeof body === 'object' && Object.keys(body).length === 0 && !ctx.get('content-length')) return undefined;
   return body;

@@ -5,6 +5,8 @@ import type { Context, Next } from 'koa';
 import { ApiError, toApiError } from '../../errors.js';
 import { API_META, sendJson } from '../envelope.js';
 
+const UNHANDLED_MESSAGE = new ApiError('UNHANDLED').message;
+
 export interface ErrorLogger {
   (entry: { requestId: string; code: string; status: number; method: string; path: string; error?: unknown }): void;
 }
@@ -35,7 +37,9 @@ export function errorMiddleware(log: ErrorLogger) {
         return;
       }
       const error: Record<string, unknown> = { code: apiError.code, message: apiError.message, requestId };
-      if (apiError.apiCause !== undefined) error.cause = apiError.apiCause;
+      // An unhandled fault's text stays in the log (under the request id), never in the answer.
+      if (apiError.code === 'UNHANDLED') error.message = UNHANDLED_MESSAGE;
+      else if (apiError.apiCause !== undefined) error.cause = apiError.apiCause;
       if (apiError.code === 'COULD_NOT_VALIDATE' && apiError.apiCause && 'field' in apiError.apiCause) {
         error.causeMessage = String((apiError.apiCause as { reason?: unknown }).reason ?? '');
       }
@@ -52,7 +56,9 @@ function classify(err: unknown): ApiError {
   if (status === 400 || status === 415) {
     return new ApiError('COULD_NOT_PARSE_BODY', { code: 'UNHANDLED', message: (err as Error).message });
   }
-  if (status === 405) return new ApiError('METHOD_NOT_ALLOWED');
+  // @koa/router answers a method it does not implement at all (TRACE, PROPFIND, ...) with 501;
+  // upstream answers any method a path does not serve with 405.
+  if (status === 405 || status === 501) return new ApiError('METHOD_NOT_ALLOWED');
   return toApiError(err);
 }
 

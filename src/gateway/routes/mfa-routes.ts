@@ -8,7 +8,7 @@ import type Router from '@koa/router';
 import { resourceOf } from '../../domain/registry.js';
 import { ApiError, fieldError } from '../../errors.js';
 import { sendData, sendEmpty } from '../envelope.js';
-import { jsonBody } from '../middleware/body.js';
+import { jsonBody, parseJsonText } from '../middleware/body.js';
 import { requireAdmin, requireCaller } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
 import { qrCodePng } from '../qr/png.js';
@@ -103,10 +103,5 @@ async function getBody(ctx: Context): Promise<unknown> {
     chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new ApiError('COULD_NOT_PARSE_BODY', { code: 'UNHANDLED', message: (err as Error).message });
-  }
+  return text.trim() === '' ? undefined : parseJsonText(text);
 }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { authenticators } from '../../../src/domain/resources/authenticators.js';
 import { identities } from '../../../src/domain/resources/identities.js';
-import { validateBody } from '../../../src/domain/validate.js';
+import { MAX_INTEGER, MAX_LIST_ITEMS, validateBody } from '../../../src/domain/validate.js';
 import { ApiError, type FieldCause } from '../../../src/errors.js';
 import type { ResourceDecl } from '../../../src/domain/resource.js';
 
@@ -297,5 +297,28 @@ describe('validateBody secrets (authenticators)', () => {
 
   it('does not require username or password on create', () => {
     assert.deepEqual(validateBody(authenticators, { method: 'cert', identityId: 'id1' }, 'create'), { method: 'cert', identityId: 'id1', tags: {} });
+  });
+});
+
+describe('validateBody caps', () => {
+  const services = { kind: 'services', fields: { maxIdleTimeMillis: { type: 'integer', min: 0 }, count: { type: 'integer' } }, ops: {} } as unknown as ResourceDecl;
+
+  it(`accepts ${MAX_LIST_ITEMS} role attributes and refuses one more, naming the field and the cap without echoing the list`, () => {
+    const full = Array.from({ length: MAX_LIST_ITEMS }, (_, i) => `a${i}`);
+    assert.equal((validateBody(identities, { ...IDENTITY, roleAttributes: full }, 'create').roleAttributes as string[]).length, MAX_LIST_ITEMS);
+    const cause = refused(identities, { ...IDENTITY, roleAttributes: [...full, 'one-more'] }, 'create', 'roleAttributes');
+    assert.equal(cause.reason, `roleAttributes has ${MAX_LIST_ITEMS + 1} items; the cap is ${MAX_LIST_ITEMS}`);
+    assert.equal(cause.value, `${MAX_LIST_ITEMS + 1} items`);
+  });
+
+  it(`refuses tags with more than ${MAX_LIST_ITEMS} entries`, () => {
+    const tags = Object.fromEntries(Array.from({ length: MAX_LIST_ITEMS + 1 }, (_, i) => [`k${i}`, i]));
+    refused(identities, { ...IDENTITY, tags }, 'create', 'tags');
+  });
+
+  it('refuses 1e300 in an integer field with a range of its own, and beyond the exact doubles in one without', () => {
+    assert.match(refused(services, { maxIdleTimeMillis: 1e300 }, 'patch', 'maxIdleTimeMillis').reason, /the cap/);
+    refused(services, { count: -(MAX_INTEGER + 2) }, 'patch', 'count');
+    assert.deepEqual(validateBody(services, { count: MAX_INTEGER }, 'patch'), { count: MAX_INTEGER });
   });
 });

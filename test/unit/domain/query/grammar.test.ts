@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { parseQuery, QueryError, type Expr } from '../../../../src/domain/query/index.js';
+import { MAX_FILTER_DEPTH, MAX_FILTER_LENGTH, parseQuery, QueryError, type Expr } from '../../../../src/domain/query/index.js';
 import { symbols } from './fixtures.js';
 
 function filterOf(text: string): Expr {
@@ -249,5 +249,27 @@ describe('ZitiQL sort, skip and limit clauses', () => {
 
   it('rejects sorting by a set symbol', () => {
     rejects('sort by roleAttributes', "symbol 'roleAttributes' is a set symbol but is used in non-set function context");
+  });
+});
+
+describe('ZitiQL caps', () => {
+  const wrap = (inner: string, n: number, open: string, close: string) => open.repeat(n) + inner + close.repeat(n);
+
+  it(`parses ${MAX_FILTER_DEPTH} nested parentheses and refuses one more, naming the cap`, () => {
+    assert.deepEqual(filterOf(wrap('name = "a"', MAX_FILTER_DEPTH, '(', ')')), nameIsA);
+    rejects(wrap('name = "a"', MAX_FILTER_DEPTH + 1, '(', ')'), `filter nested more than ${MAX_FILTER_DEPTH} levels deep (the cap is ${MAX_FILTER_DEPTH})`);
+  });
+
+  it('counts not and parentheses together', () => {
+    rejects(wrap('name = "a"', MAX_FILTER_DEPTH, 'not (', ')'), `filter nested more than ${MAX_FILTER_DEPTH} levels deep (the cap is ${MAX_FILTER_DEPTH})`);
+  });
+
+  it('refuses 4,000 nested parentheses (within the length cap) without recursing into them', () => {
+    const text = wrap('true', 4000, '(', ')');
+    assert.throws(() => parseQuery(text, symbols), QueryError);
+  });
+
+  it(`refuses a filter longer than ${MAX_FILTER_LENGTH} characters before parsing it`, () => {
+    rejects(`name = "${'a'.repeat(MAX_FILTER_LENGTH)}"`, `filter longer than ${MAX_FILTER_LENGTH} characters (the cap is ${MAX_FILTER_LENGTH})`);
   });
 });
