@@ -2,7 +2,7 @@
 // roundrobin per connection, TLS passed through untouched, a TLS handshake as health check.
 
 import { existsSync, writeFileSync } from 'node:fs';
-import { createConnection } from 'node:net';
+import { canConnect } from './nats-server.js';
 import { join } from 'node:path';
 import { spawnLogged, tailOf, type LoggedProcess } from './logged-process.js';
 
@@ -129,16 +129,6 @@ export async function startHaproxy(dir: string, port: number, statsPort: number,
   };
 }
 
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));

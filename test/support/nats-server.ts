@@ -112,7 +112,8 @@ async function waitUntilReady(port: number, child: ChildProcess, exited: Promise
   throw new Error(`nats-server did not accept connections on port ${port} within ${READY_TIMEOUT_MS}ms: ${output()}`);
 }
 
-function canConnect(port: number): Promise<boolean> {
+/** True when something accepts TCP connections on 127.0.0.1:port. */
+export function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port });
     socket.once('connect', () => {
