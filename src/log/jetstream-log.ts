@@ -36,6 +36,11 @@ export interface JetStreamLogOptions {
   /** How long append() retries an unacknowledged publish before it gives up (ms, default 30000;
    * below the stream's 2-minute duplicate window, so every retry is deduplicated). */
   appendDeadlineMs?: number;
+  /** Retention: entries older than this (ms) are removed by JetStream; 0 or undefined = kept for
+   * ever. At least the 2-minute duplicate window. Applied to an existing stream too. */
+  maxAgeMs?: number;
+  /** Retention: the oldest entries are removed once the stream holds more bytes; 0 = no limit. */
+  maxBytes?: number;
 }
 
 /** Nothing was appended (or read): the log is closed or NATS is not connected. Safe to retry. */
@@ -79,8 +84,9 @@ const encoder = new TextEncoder();
 
 /**
  * A Log on a JetStream stream. Several nodes open the same stream and all follow it; sequence
- * numbers are the stream's. Entries carry `timeMs`, the server's timestamp. The stream is never
- * trimmed by this class.
+ * numbers are the stream's. Entries carry `timeMs`, the server's timestamp. JetStream trims the
+ * stream by the retention given (maxAgeMs / maxBytes); a follower that needs a trimmed entry
+ * stops with LogTrimmedError.
  */
 export class JetStreamLog<C = unknown> implements Log<C> {
   readonly #opts: JetStreamLogOptions;
@@ -98,6 +104,8 @@ export class JetStreamLog<C = unknown> implements Log<C> {
     const deadline = opts.appendDeadlineMs ?? DEFAULT_DEADLINE_MS;
     if (!(deadline > 0 && deadline < DUPLICATE_WINDOW_MS)) throw new RangeError(`JetStreamLog: appendDeadlineMs must be in (0, ${DUPLICATE_WINDOW_MS})`);
     if (opts.replicas !== undefined && !(Number.isSafeInteger(opts.replicas) && opts.replicas >= 1)) throw new RangeError(`JetStreamLog: bad replicas ${opts.replicas}`);
+    if (opts.maxAgeMs && !(opts.maxAgeMs >= DUPLICATE_WINDOW_MS)) throw new RangeError(`JetStreamLog: maxAgeMs must be 0 or at least ${DUPLICATE_WINDOW_MS}`);
+    if (opts.maxBytes !== undefined && !(Number.isSafeInteger(opts.maxBytes) && opts.maxBytes >= 0)) throw new RangeError(`JetStreamLog: bad maxBytes ${opts.maxBytes}`);
     this.#opts = opts;
     this.#deadlineMs = deadline;
   }
@@ -237,7 +245,7 @@ export class JetStreamLog<C = unknown> implements Log<C> {
 
   async #ensureStream(jsm: JetStreamManager): Promise<StreamInfo> {
     const existing = await this.#streamInfo(jsm);
-    if (existing) return this.#checked(existing);
+    if (existing) return this.#retained(jsm, this.#checked(existing));
     const { replicas } = this.#opts;
     for (const r of replicas === undefined ? [3, 2, 1] : [replicas]) {
       try {
@@ -246,7 +254,7 @@ export class JetStreamLog<C = unknown> implements Log<C> {
         const code = apiErrorCode(err);
         if (code === STREAM_NAME_IN_USE) {
           const raced = await this.#streamInfo(jsm); // created meanwhile, perhaps with other replicas
-          if (raced) return this.#checked(raced);
+          if (raced) return this.#retained(jsm, this.#checked(raced));
         }
         if (replicas === undefined && r > 1 && code !== undefined && TOO_FEW_SERVERS.has(code)) continue;
         throw err;
@@ -273,7 +281,22 @@ export class JetStreamLog<C = unknown> implements Log<C> {
       discard: DiscardPolicy.Old,
       duplicate_window: nanos(DUPLICATE_WINDOW_MS),
       num_replicas: replicas,
+      ...this.#retention(),
     };
+  }
+
+  /** The stream's limits as configured (JetStream: 0 age = none, -1 bytes = none). */
+  #retention(): { max_age: number; max_bytes: number } {
+    return { max_age: nanos(this.#opts.maxAgeMs ?? 0), max_bytes: this.#opts.maxBytes ? this.#opts.maxBytes : -1 };
+  }
+
+  /** Brings an existing stream's retention to this log's configuration (the last node started
+   * with another setting wins: every node should run with the same one). */
+  async #retained(jsm: JetStreamManager, info: StreamInfo): Promise<StreamInfo> {
+    const want = this.#retention();
+    const maxBytes = info.config.max_bytes > 0 ? info.config.max_bytes : -1;
+    if (info.config.max_age === want.max_age && maxBytes === want.max_bytes) return info;
+    return this.#checked(await jsm.streams.update(this.#opts.stream, { ...info.config, ...want }));
   }
 
   #checked(info: StreamInfo): StreamInfo {
