@@ -196,9 +196,9 @@ const UNITS = {
 function convertQuantity(spec: KeySpec, name: string, raw: string): number {
   const kind = spec.kind as 'duration' | 'bytes';
   const m = /^(\d+(?:\.\d+)?)\s*([a-zA-Z]*)$/.exec(raw.trim());
-  const unit = UNITS[kind][m?.[2].toLowerCase() ?? 'x'];
+  const unit = m?.[1] === '0' && m[2] === '' ? 1 : UNITS[kind][m?.[2].toLowerCase() ?? 'x'];
   const example = kind === 'duration' ? 'a duration such as 24h, 90m or 7d' : 'a size such as 65536, 512MB or 8GiB';
-  if (!m || unit === undefined || (kind === 'duration' && m[2] === '' && m[1] !== '0')) throw new ConfigError(`${name} must be ${example} (or 0 for no limit), got ${JSON.stringify(raw)}`);
+  if (!m || unit === undefined) throw new ConfigError(`${name} must be ${example} (or 0 for no limit), got ${JSON.stringify(raw)}`);
   const value = Math.round(Number(m[1]) * unit);
   if (value !== 0 && value < (spec.min ?? 0)) {
     throw new ConfigError(`${name} must be 0 (no limit) or at least ${kind === 'duration' ? `${(spec.min ?? 0) / 60_000}m` : `${spec.min} bytes`}, got ${JSON.stringify(raw)}`);

@@ -4,7 +4,7 @@
 
 import { existsSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
-import type { NatsConnection } from 'nats';
+import type { KvEntry, NatsConnection } from 'nats';
 import type { Logger } from '../logger.js';
 import { fetchSnapshot, grpcTarget, type ReceivedSnapshot, type SnapshotClientTls } from '../rpc/snapshot-client.js';
 import { APPLIED_SEQ_KEY } from '../store/keys.js';
@@ -49,6 +49,8 @@ export type JoinOutcome =
 /** A peer heard from more than this long ago is not asked (ms; membership calls it dead at 3 s). */
 const FRESH_MS = 5_000;
 const RETRY_MS = 1_000;
+/** Longest wait for the members bucket's current values (ms). */
+const WATCH_MS = 3_000;
 
 /** Thrown when the node cannot follow the log (its position was trimmed) and no peer could serve it. */
 export class SnapshotJoinError extends Error {}
@@ -84,9 +86,9 @@ export async function prepareReplica(opts: SnapshotJoinOptions): Promise<JoinOut
 
 /** Tries the ready peers, most advanced first; a failed or bad transfer moves on to the next. */
 async function tryPeers(opts: SnapshotJoinOptions, atLeastSeq: number): Promise<JoinOutcome | undefined> {
-  const peers = (await (opts.peers ?? (() => readyPeers(opts.nc, opts.clusterName)))())
-    .filter((p) => p.id !== opts.nodeId && p.appliedSeq >= atLeastSeq)
-    .sort((a, b) => b.appliedSeq - a.appliedSeq);
+  const ready = await (opts.peers ?? (() => readyPeers(opts.nc, opts.clusterName)))();
+  const peers = ready.filter((p) => p.id !== opts.nodeId && p.appliedSeq >= atLeastSeq).sort((a, b) => b.appliedSeq - a.appliedSeq);
+  if (peers.length === 0) opts.log.debug('no ready peer can serve a snapshot', { needSeq: atLeastSeq, ready: ready.map((p) => `${p.id}@${p.appliedSeq}`) });
   const incoming = `${opts.replicaDir}.incoming`;
   for (const peer of peers) {
     const started = performance.now();
@@ -138,13 +140,28 @@ async function logBounds(nc: NatsConnection, stream: string): Promise<LogBounds 
   }
 }
 
-/** Ready members heard from recently, read from the members bucket (this node has not joined yet). */
+/** Ready members heard from recently, read from the members bucket (this node has not joined
+ * yet): a watch delivers every current value, as membership.ts reads them. */
 async function readyPeers(nc: NatsConnection, clusterName: string): Promise<SnapshotPeer[]> {
   const kv = await openKv(nc, `weft-${clusterName}-members`, { history: 1, ttl: 60_000 });
+  const latest = new Map<string, KvEntry>();
+  let initialized!: () => void;
+  const current = new Promise<void>((resolve) => (initialized = resolve));
+  const watcher = await kv.watch({ initializedFn: () => initialized() });
+  const reading = (async () => {
+    for await (const entry of watcher) {
+      latest.set(entry.key, entry);
+      if (watcher.getPending() === 0 && entry.delta === 0) initialized();
+    }
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([current, new Promise((resolve) => (timer = setTimeout(resolve, WATCH_MS)))]);
+  clearTimeout(timer);
+  watcher.stop();
+  await reading.catch(() => undefined);
   const peers: SnapshotPeer[] = [];
-  for await (const key of await kv.keys()) {
-    const entry = await kv.get(key);
-    if (!entry || entry.operation !== 'PUT' || Date.now() - entry.created.getTime() > FRESH_MS) continue;
+  for (const entry of latest.values()) {
+    if (entry.operation !== 'PUT' || Date.now() - entry.created.getTime() > FRESH_MS) continue;
     const peer = parsePeer(entry.string());
     if (peer) peers.push(peer);
   }
