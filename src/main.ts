@@ -219,7 +219,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     listen: config.grpcListen,
     tls: { certPem: tls.certPem, keyPem: tls.keyPem, caPem: tls.caPem },
     health: () => ({ serving: true, nodeId, appliedSeq: replica.appliedSeq }),
-    services: [postureStreams.service.binding(), ...(cluster ? [new SnapshotService({ kv, nodeId, caPem: tls.caPem, onError: (err) => log.warn('snapshot transfer failed', { error: err }) }).binding()] : [])],
+    services: [postureStreams.service.binding(), ...(cluster ? [new SnapshotService({ kv, nodeId, caPem: tls.caPem, spoolDir: dataDir, onError: (err) => log.warn('snapshot transfer failed', { error: err }) }).binding()] : [])],
   });
   registry?.update({ ctrlAddress: `tls:${grpc.address}` });
   membership?.update({ ctrlAddress: `tls:${grpc.address}` });

@@ -1,11 +1,13 @@
 // weft.v1.SnapshotService: streams a consistent copy of this node's replica (one point-in-time
 // view, so exactly the commands up to its applied sequence) to another node of the cluster.
-// Only callers presenting a node certificate of the cluster CA are served; never writes.
+// Only callers presenting a node certificate of the cluster CA are served; never writes the replica.
 
-import { createHash, X509Certificate } from 'node:crypto';
-import { once } from 'node:events';
+import { createHash, randomBytes, X509Certificate } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { openSnapshot, type KvSnapshot } from '../store/kv-snapshot.js';
+import { openSnapshot } from '../store/kv-snapshot.js';
 import type { KvStore } from '../store/kv.js';
 import { APPLIED_SEQ_KEY } from '../store/keys.js';
 import { encodeSnapshot, SNAPSHOT_FORMAT_VERSION } from '../store/snapshot-content.js';
@@ -18,6 +20,8 @@ const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 /** Transfers served at once; more are answered RESOURCE_EXHAUSTED (the caller tries another peer). */
 const MAX_TRANSFERS = 2;
+/** Bytes per chunk sent. */
+const CHUNK_BYTES = 256 * 1024;
 
 /** A StreamSnapshot response as proto-loader gives it (64-bit integers as decimal strings). */
 export interface WireSnapshotResponse {
@@ -30,6 +34,8 @@ export interface SnapshotServiceOptions {
   /** The replica's store. */
   kv: KvStore;
   nodeId: string;
+  /** Where a transfer's content is spooled while it is sent (the node's data directory). */
+  spoolDir: string;
   /** The cluster CA (PEM) that callers' certificates must be issued by. */
   caPem: string;
   /** Called once per completed transfer (metrics, logs). */
@@ -85,11 +91,11 @@ export class SnapshotService {
     if (this.transfers >= MAX_TRANSFERS) return fail(call, grpc.status.RESOURCE_EXHAUSTED, 'this node is serving other snapshots; try another peer');
     this.transfers++;
     const started = performance.now();
-    const view = openSnapshot(this.opts.kv);
+    const spool = join(this.opts.spoolDir, `.snapshot-outgoing-${randomBytes(6).toString('hex')}`);
     try {
-      // Two passes over one view: the header carries the content's size and hash up front,
-      // and neither pass holds more than one chunk.
-      const digest = await measure(view);
+      // One pass over one view, spooled to an owner-only file: the header carries the content's
+      // size and hash up front, and neither the spool nor the send holds more than a chunk.
+      const digest = await spoolSnapshot(this.opts.kv, spool);
       if (call.cancelled) return;
       call.write({
         header: {
@@ -97,9 +103,9 @@ export class SnapshotService {
           sha256: digest.sha256, keys: String(digest.keys), nodeId: this.opts.nodeId,
         },
       });
-      for await (const data of encodeSnapshot(view)) {
+      for await (const data of createReadStream(spool, { highWaterMark: CHUNK_BYTES }) as AsyncIterable<Buffer>) {
         if (call.cancelled) return;
-        if (!call.write({ chunk: { data } })) await Promise.race([once(call, 'drain'), once(call, 'cancelled')]);
+        if (!call.write({ chunk: { data } })) await drained(call);
       }
       call.end();
       this.opts.onTransfer?.({ bytes: digest.bytes, keys: digest.keys, appliedSeq: digest.appliedSeq, ms: performance.now() - started });
@@ -108,20 +114,42 @@ export class SnapshotService {
       fail(call, grpc.status.INTERNAL, 'the snapshot could not be read');
     } finally {
       this.transfers--;
-      await view.close().catch(() => undefined);
+      await rm(spool, { force: true }).catch(() => undefined);
     }
   }
 }
 
-async function measure(view: KvSnapshot): Promise<{ bytes: number; keys: number; appliedSeq: number; sha256: Buffer }> {
-  const hash = createHash('sha256');
-  const counted = { keys: 0 };
-  let bytes = 0;
-  for await (const chunk of encodeSnapshot(view, counted)) {
-    hash.update(chunk);
-    bytes += chunk.length;
+/** Encodes one point-in-time view of kv into `path` (mode 0600), hashing it on the way. */
+async function spoolSnapshot(kv: KvStore, path: string): Promise<{ bytes: number; keys: number; appliedSeq: number; sha256: Buffer }> {
+  const view = openSnapshot(kv);
+  const out = await open(path, 'wx', 0o600);
+  try {
+    const hash = createHash('sha256');
+    const counted = { keys: 0 };
+    let bytes = 0;
+    for await (const chunk of encodeSnapshot(view, counted)) {
+      hash.update(chunk);
+      await out.write(chunk);
+      bytes += chunk.length;
+    }
+    return { bytes, keys: counted.keys, appliedSeq: Number((await view.get(APPLIED_SEQ_KEY)) ?? 0), sha256: hash.digest() };
+  } finally {
+    await out.close();
+    await view.close();
   }
-  return { bytes, keys: counted.keys, appliedSeq: Number((await view.get(APPLIED_SEQ_KEY)) ?? 0), sha256: hash.digest() };
+}
+
+/** Resolves when the call can take more data, or is cancelled (its listeners removed either way). */
+function drained(call: Call): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      call.off('drain', done);
+      call.off('cancelled', done);
+      resolve();
+    };
+    call.on('drain', done);
+    call.on('cancelled', done);
+  });
 }
 
 function fail(call: Call, code: grpc.status, details: string): void {

@@ -14,25 +14,31 @@ const MAX_FIELD_BYTES = 64 * 1024 * 1024;
 /** The content of a snapshot view, in chunks of about 256 KiB (only one chunk is held at a time);
  * `counted.keys` counts the keys encoded. */
 export async function* encodeSnapshot(view: KvSnapshot, counted: { keys: number } = { keys: 0 }): AsyncIterable<Buffer> {
-  let parts: Buffer[] = [];
-  let size = 0;
+  // Records are written straight into one chunk buffer; a full chunk is handed out and a new one
+  // started (a chunk handed out is never written again).
+  let buf = Buffer.allocUnsafe(CHUNK_BYTES * 2);
+  let at = 0;
   for await (const [key, value] of view.entries({})) {
-    const k = Buffer.from(key, 'utf8');
-    const v = Buffer.from(value, 'utf8');
-    const record = Buffer.allocUnsafe(8 + k.length + v.length);
-    record.writeUInt32BE(k.length, 0);
-    k.copy(record, 4);
-    record.writeUInt32BE(v.length, 4 + k.length);
-    v.copy(record, 8 + k.length);
-    parts.push(record);
-    size += record.length;
+    const keyLength = Buffer.byteLength(key, 'utf8');
+    const valueLength = Buffer.byteLength(value, 'utf8');
+    const need = 8 + keyLength + valueLength;
+    if (at + need > buf.length) {
+      if (at > 0) yield buf.subarray(0, at);
+      buf = Buffer.allocUnsafe(Math.max(CHUNK_BYTES * 2, need));
+      at = 0;
+    }
+    buf.writeUInt32BE(keyLength, at);
+    buf.write(key, at + 4, keyLength, 'utf8');
+    buf.writeUInt32BE(valueLength, at + 4 + keyLength);
+    buf.write(value, at + 8 + keyLength, valueLength, 'utf8');
+    at += need;
     counted.keys++;
-    if (size < CHUNK_BYTES) continue;
-    yield Buffer.concat(parts, size);
-    parts = [];
-    size = 0;
+    if (at < CHUNK_BYTES) continue;
+    yield buf.subarray(0, at);
+    buf = Buffer.allocUnsafe(CHUNK_BYTES * 2);
+    at = 0;
   }
-  if (size > 0) yield Buffer.concat(parts, size);
+  if (at > 0) yield buf.subarray(0, at);
 }
 
 /** The content is not a well-formed snapshot. */

@@ -74,7 +74,7 @@ describe('SnapshotService', () => {
       listen: '127.0.0.1:0',
       tls: { certPem: pkiA.serverCertPem, keyPem: pkiA.serverKeyPem, caPem: pkiA.caCertPem },
       health: () => ({ serving: true, nodeId: 'node-a', appliedSeq: 1234 }),
-      services: [new SnapshotService({ kv: source, nodeId: 'node-a', caPem: pkiA.caCertPem }).binding()],
+      services: [new SnapshotService({ kv: source, nodeId: 'node-a', caPem: pkiA.caCertPem, spoolDir: root }).binding()],
     });
   });
 
@@ -95,7 +95,7 @@ describe('SnapshotService', () => {
       listen: '127.0.0.1:0',
       tls: tlsB,
       health: () => ({ serving: true, nodeId: 'node-b', appliedSeq: 1234 }),
-      services: [new SnapshotService({ kv: copy, nodeId: 'node-b', caPem: pkiB.caCertPem }).binding()],
+      services: [new SnapshotService({ kv: copy, nodeId: 'node-b', caPem: pkiB.caCertPem, spoolDir: root }).binding()],
     });
     try {
       const tlsA = { certPem: pkiA.serverCertPem, keyPem: pkiA.serverKeyPem, caPem: pkiA.caCertPem };
