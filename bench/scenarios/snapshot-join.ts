@@ -38,7 +38,7 @@ export async function joinLarge(ctx: ScenarioContext): Promise<Row[]> {
     await kv.open();
     await kv.batch([{ type: 'put', key: APPLIED_SEQ_KEY, value: String(lastSeq) }], { sync: true });
     await kv.close();
-    const peer = await startCliNode({ dataDir: peerDir, env });
+    const peer = await startCliNode({ dataDir: peerDir, env, readyTimeoutMs: 120_000 });
     nodes.push(peer);
     for (let i = 0; i < 600 && !peer.stdout().includes('replica cached in memory'); i++) await new Promise((r) => setTimeout(r, 100));
 
@@ -46,7 +46,7 @@ export async function joinLarge(ctx: ScenarioContext): Promise<Row[]> {
     const rates: number[] = [];
     for (let i = 0; i < ctx.pairs; i++) {
       const t0 = performance.now();
-      const joiner = await startCliNode({ dataDir: join(root, `joiner-${i}`), env });
+      const joiner = await startCliNode({ dataDir: join(root, `joiner-${i}`), env, readyTimeoutMs: 180_000 });
       nodes.push(joiner);
       const token = await joiner.login(BENCH_ADMIN.username, BENCH_ADMIN.password);
       const page = await joiner.request('GET', '/identities?limit=1&offset=99000', undefined, token);
@@ -57,7 +57,7 @@ export async function joinLarge(ctx: ScenarioContext): Promise<Row[]> {
       const info = JSON.parse(joined) as { bytes: number; ms: number };
       rates.push(info.bytes / 1e6 / (info.ms / 1000));
       ctx.log(`join ${i}: ${seconds[i].toFixed(2)} s, ${(info.bytes / 1e6).toFixed(1)} MB in ${info.ms} ms`);
-      await joiner.stop();
+      await joiner.kill();
     }
     const s = median(seconds);
     return [
