@@ -22,6 +22,10 @@ export interface Config {
   clusterName: string;
   /** JetStream replicas of the cluster's log and buckets; undefined = min(3, NATS servers). */
   clusterReplicas?: number;
+  /** Cluster log retention by age (ms); 0 = no age limit. Nodes down longer re-join from a snapshot. */
+  logMaxAgeMs: number;
+  /** Cluster log retention by size (bytes); 0 = no size limit. */
+  logMaxBytes: number;
   tlsCert?: string;
   tlsKey?: string;
   /** Stable node name; undefined = generated once and kept in the data dir. */
@@ -42,7 +46,7 @@ interface KeySpec {
   flag: string;
   env: string;
   key: keyof Config;
-  kind: 'string' | 'int' | 'choice';
+  kind: 'string' | 'int' | 'choice' | 'duration' | 'bytes';
   help: string;
   /** The values a 'choice' takes. */
   choices?: readonly string[];
@@ -56,6 +60,8 @@ export const DEFAULTS = {
   dataDir: './data',
   adminUsername: 'admin',
   clusterName: 'weft',
+  logMaxAgeMs: 24 * 3600_000,
+  logMaxBytes: 0,
   sessionTimeoutMinutes: 30,
   workerThreads: 2,
   workerPriority: 'background',
@@ -76,6 +82,8 @@ const KEYS: KeySpec[] = [
   { flag: 'cluster-secret', env: 'WEFT_CLUSTER_SECRET', key: 'clusterSecret', kind: 'string', help: 'with --nats-url: cluster mode; the same secret (32+ chars) on every node' },
   { flag: 'cluster-name', env: 'WEFT_CLUSTER_NAME', key: 'clusterName', kind: 'string', help: 'cluster name: names its JetStream stream and buckets (default weft)' },
   { flag: 'cluster-replicas', env: 'WEFT_CLUSTER_REPLICAS', key: 'clusterReplicas', kind: 'int', min: 1, max: 5, help: 'JetStream replicas of the cluster log (default: min(3, NATS servers))' },
+  { flag: 'log-max-age', env: 'WEFT_LOG_MAX_AGE', key: 'logMaxAgeMs', kind: 'duration', min: 120_000, help: 'cluster log retention by age, e.g. 24h, 90m; 0 = none (default 24h)' },
+  { flag: 'log-max-bytes', env: 'WEFT_LOG_MAX_BYTES', key: 'logMaxBytes', kind: 'bytes', min: 65_536, help: 'cluster log retention by size, e.g. 512MB, 8GB; 0 = none (default 0)' },
   { flag: 'tls-cert', env: 'WEFT_TLS_CERT', key: 'tlsCert', kind: 'string', help: 'PEM server certificate (default: generated under <data-dir>/pki)' },
   { flag: 'tls-key', env: 'WEFT_TLS_KEY', key: 'tlsKey', kind: 'string', help: 'PEM private key for --tls-cert' },
   { flag: 'node-id', env: 'WEFT_NODE_ID', key: 'nodeId', kind: 'string', help: 'node name (default: generated once, kept in the data dir)' },
@@ -175,11 +183,31 @@ function convert(spec: KeySpec, raw: string): unknown {
     if (!choices.includes(raw)) throw new ConfigError(`${name} must be one of ${choices.join(', ')}`);
     return raw;
   }
+  if (spec.kind === 'duration' || spec.kind === 'bytes') return convertQuantity(spec, name, raw);
   const n = /^-?\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isInteger(n) || n < (spec.min ?? -Infinity) || n > (spec.max ?? Infinity)) {
     throw new ConfigError(`${name} must be an integer from ${spec.min} to ${spec.max}, got ${JSON.stringify(raw)}`);
   }
   return n;
+}
+
+const UNITS = {
+  duration: { ms: 1, s: 1000, m: 60_000, h: 3600_000, d: 86_400_000 } as Record<string, number>,
+  bytes: { '': 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4 } as Record<string, number>,
+};
+
+/** A duration (`90s`, `30m`, `24h`, `7d`) or a size (`65536`, `512MB`, `8GiB`); `0` = no limit. */
+function convertQuantity(spec: KeySpec, name: string, raw: string): number {
+  const kind = spec.kind as 'duration' | 'bytes';
+  const m = /^(\d+(?:\.\d+)?)\s*([a-zA-Z]*)$/.exec(raw.trim());
+  const unit = m?.[1] === '0' && m[2] === '' ? 1 : UNITS[kind][m?.[2].toLowerCase() ?? 'x'];
+  const example = kind === 'duration' ? 'a duration such as 24h, 90m or 7d' : 'a size such as 65536, 512MB or 8GiB';
+  if (!m || unit === undefined) throw new ConfigError(`${name} must be ${example} (or 0 for no limit), got ${JSON.stringify(raw)}`);
+  const value = Math.round(Number(m[1]) * unit);
+  if (value !== 0 && value < (spec.min ?? 0)) {
+    throw new ConfigError(`${name} must be 0 (no limit) or at least ${kind === 'duration' ? `${(spec.min ?? 0) / 60_000}m` : `${spec.min} bytes`}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
 }
 
 function validateCluster(config: Record<string, unknown>): void {

@@ -42,6 +42,8 @@ import { createRequestObserver } from './ops/request-observer.js';
 import { SnapshotTaker } from './ops/snapshot-taker.js';
 import { TRACE_POSTURE, TraceRegistry } from './ops/trace-registry.js';
 import { GrpcServer } from './rpc/grpc-server.js';
+import { SnapshotService } from './rpc/snapshot-service.js';
+import { prepareReplica, SnapshotJoinError } from './cluster/snapshot-join.js';
 import { startPostureStreams } from './rpc/posture-streams.js';
 import { CachedKv } from './store/cached-kv.js';
 import { Replica } from './store/replica.js';
@@ -74,6 +76,9 @@ export interface NodeHandle {
 export interface NodeHooks {
   clock?: Clock;
   timers?: Timers;
+  /** Cluster mode: this node's position in the log was trimmed away while it ran; it has left
+   * the membership and must be closed and started again (it then re-joins from a snapshot). */
+  onLogTrimmed?: () => void;
 }
 
 export async function startNode(config: Config, logger: Logger, hooks: NodeHooks = {}): Promise<NodeHandle> {
@@ -103,6 +108,8 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
   const baseUrl = config.advertise ? `https://${config.advertise}` : url;
 
+  // A new node, or one whose log position was trimmed, starts from a ready peer's snapshot.
+  if (cluster) await prepareReplica({ nc: cluster.bus.connection, clusterName: config.clusterName, nodeId, replicaDir: join(dataDir, 'replica'), tls, log });
   const kv = new CachedKv({ path: join(dataDir, 'replica'), cacheBytes: config.cacheMb * 1024 * 1024 });
   await kv.open();
   const warming = performance.now();
@@ -126,7 +133,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   }, (err) => log.error('worker pool failed to start', { error: err }));
 
   const applying = cluster
-    ? cluster.followLog(commandLog as JetStreamLog<Command>, replica, async () => stopShards?.())
+    ? cluster.followLog(commandLog as JetStreamLog<Command>, replica, async () => stopShards?.(), hooks.onLogTrimmed)
     : commandLog.followBatches(replica.appliedSeq, (entries) => replica.applyBatch(entries));
   await replica.waitFor(await commandLog.lastSeq(), 120_000).catch(() => undefined);
 
@@ -216,7 +223,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     listen: config.grpcListen,
     tls: { certPem: tls.certPem, keyPem: tls.keyPem, caPem: tls.caPem },
     health: () => ({ serving: true, nodeId, appliedSeq: replica.appliedSeq }),
-    services: [postureStreams.service.binding()],
+    services: [postureStreams.service.binding(), ...(cluster ? [new SnapshotService({ kv, nodeId, caPem: tls.caPem, spoolDir: dataDir, onError: (err) => log.warn('snapshot transfer failed', { error: err }) }).binding()] : [])],
   });
   registry?.update({ ctrlAddress: `tls:${grpc.address}` });
   membership?.update({ ctrlAddress: `tls:${grpc.address}` });
@@ -254,7 +261,10 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
 }
 
 function clusterConfig(config: Config): ClusterConfig {
-  return { natsUrls: config.natsUrl!.split(','), secret: config.clusterSecret!, name: config.clusterName, replicas: config.clusterReplicas };
+  return {
+    natsUrls: config.natsUrl!.split(','), secret: config.clusterSecret!, name: config.clusterName, replicas: config.clusterReplicas,
+    logMaxAgeMs: config.logMaxAgeMs, logMaxBytes: config.logMaxBytes,
+  };
 }
 
 async function runCli(): Promise<void> {
@@ -274,10 +284,18 @@ async function runCli(): Promise<void> {
   }
   const logger = createLogger(config.logLevel);
   let node: NodeHandle;
+  // A node cut off from the log for longer than it is kept starts again, from a peer's snapshot.
+  const restart = () => {
+    logger.warn('restarting this node from a peer snapshot');
+    void node.close().then(() => startNode(config, logger, { onLogTrimmed: restart })).then((next) => (node = next)).catch((err) => {
+      logger.error('re-joining from a snapshot failed', { error: err });
+      process.exit(1);
+    });
+  };
   try {
-    node = await startNode(config, logger);
+    node = await startNode(config, logger, { onLogTrimmed: restart });
   } catch (err) {
-    if (err instanceof ClusterJoinError || err instanceof NodeIdInUseError) {
+    if (err instanceof ClusterJoinError || err instanceof NodeIdInUseError || err instanceof SnapshotJoinError) {
       process.stderr.write(`weft-controller: ${err.message}\n`);
       process.exit(2);
     }

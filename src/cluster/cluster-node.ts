@@ -13,7 +13,7 @@ import { logSubject } from '../bus/subjects.js';
 import type { Command } from '../domain/commands.js';
 import { ApiError } from '../errors.js';
 import { PRODUCT_VERSION } from '../gateway/routes/info-routes.js';
-import { JetStreamLog } from '../log/jetstream-log.js';
+import { JetStreamLog, LogTrimmedError } from '../log/jetstream-log.js';
 import type { Logger } from '../logger.js';
 import { generateCa } from '../pki/node-pki.js';
 import type { Replica } from '../store/replica.js';
@@ -32,6 +32,9 @@ export interface ClusterConfig {
   name: string;
   /** JetStream replicas of the log and buckets; undefined = min(3, NATS servers). */
   replicas?: number;
+  /** The log's retention: entries older (ms) / beyond this many bytes may go; 0 = no limit. */
+  logMaxAgeMs?: number;
+  logMaxBytes?: number;
 }
 
 /** How long a read or a command waits for this node to apply the log (ms). */
@@ -101,6 +104,8 @@ export class ClusterNode {
       stream: `weft-${this.config.name}-log`,
       subject: logSubject(this.config.name),
       replicas: this.config.replicas,
+      maxAgeMs: this.config.logMaxAgeMs,
+      maxBytes: this.config.logMaxBytes,
     });
     await log.open();
     return log;
@@ -165,10 +170,17 @@ export class ClusterNode {
   /** Follows the cluster log into the replica. A replica that cannot apply (disk full, a
    * corrupt store) stops the node: it leaves the membership, so its shards move, and every
    * request gets 503 naming the cause; nothing is answered from a replica that fell out of step. */
-  followLog(log: JetStreamLog<Command>, replica: Replica, leave: () => Promise<void>): { close(): Promise<void> } {
+  followLog(log: JetStreamLog<Command>, replica: Replica, leave: () => Promise<void>, onTrimmed?: (err: LogTrimmedError) => void): { close(): Promise<void> } {
     replica.failOnStoreError = true;
     const applying = log.followBatches(replica.appliedSeq, (entries) => replica.applyBatch(entries));
     applying.done.catch((err: unknown) => {
+      if (err instanceof LogTrimmedError && onTrimmed) {
+        // Entries this node still needs are gone (it was cut off longer than the log keeps them):
+        // it leaves, and the caller starts it again from a peer's snapshot (snapshot-join.ts).
+        this.log.warn('this node\'s log position was trimmed; re-joining from a peer snapshot', { appliedSeq: replica.appliedSeq, firstSeq: err.firstSeq });
+        void leave().catch(() => undefined).then(() => onTrimmed(err));
+        return;
+      }
       this.failure = err instanceof Error ? err : new Error(String(err));
       this.log.error('this node cannot apply the cluster log and stops serving; fix its data directory (or give it an empty one) and restart it', { error: err, appliedSeq: replica.appliedSeq });
       void leave().catch(() => undefined);

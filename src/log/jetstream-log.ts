@@ -26,6 +26,11 @@ export interface JetStreamLogOptions {
   /** How long append() retries an unacknowledged publish before it gives up (ms, default 30000;
    * below the stream's 2-minute duplicate window, so every retry is deduplicated). */
   appendDeadlineMs?: number;
+  /** Retention: entries older than this (ms) are removed by JetStream; 0 or undefined = kept for
+   * ever. At least the 2-minute duplicate window. Applied to an existing stream too. */
+  maxAgeMs?: number;
+  /** Retention: the oldest entries are removed once the stream holds more bytes; 0 = no limit. */
+  maxBytes?: number;
 }
 
 const DEFAULT_DEADLINE_MS = 30_000;
@@ -47,8 +52,9 @@ const encoder = new TextEncoder();
 
 /**
  * A Log on a JetStream stream. Several nodes open the same stream and all follow it; sequence
- * numbers are the stream's. Entries carry `timeMs`, the server's timestamp. The stream is never
- * trimmed by this class.
+ * numbers are the stream's. Entries carry `timeMs`, the server's timestamp. JetStream trims the
+ * stream by the retention given (maxAgeMs / maxBytes); a follower that needs a trimmed entry
+ * stops with LogTrimmedError.
  */
 export class JetStreamLog<C = unknown> implements Log<C> {
   readonly #opts: JetStreamLogOptions;
@@ -68,6 +74,8 @@ export class JetStreamLog<C = unknown> implements Log<C> {
     const deadline = opts.appendDeadlineMs ?? DEFAULT_DEADLINE_MS;
     if (!(deadline > 0 && deadline < DUPLICATE_WINDOW_MS)) throw new RangeError(`JetStreamLog: appendDeadlineMs must be in (0, ${DUPLICATE_WINDOW_MS})`);
     if (opts.replicas !== undefined && !(Number.isSafeInteger(opts.replicas) && opts.replicas >= 1)) throw new RangeError(`JetStreamLog: bad replicas ${opts.replicas}`);
+    if (opts.maxAgeMs && !(opts.maxAgeMs >= DUPLICATE_WINDOW_MS)) throw new RangeError(`JetStreamLog: maxAgeMs must be 0 or at least ${DUPLICATE_WINDOW_MS}`);
+    if (opts.maxBytes !== undefined && !(Number.isSafeInteger(opts.maxBytes) && opts.maxBytes >= 0)) throw new RangeError(`JetStreamLog: bad maxBytes ${opts.maxBytes}`);
     this.#opts = opts;
     this.#deadlineMs = deadline;
   }
@@ -95,8 +103,8 @@ export class JetStreamLog<C = unknown> implements Log<C> {
       const quick = { timeout: FOLLOW_API_TIMEOUT_MS };
       const followJsm = await this.#opts.nc.jetstreamManager({ ...quick, checkAPI: false });
       this.#followSource = { js: this.#opts.nc.jetstream(quick), jsm: followJsm, stream: this.#opts.stream };
-      const { stream, subject, replicas } = this.#opts;
-      this.#replicas = (await ensureLogStream(this.#jsm, { stream, subject, replicas }, () => this.#opts.nc.isClosed())).config.num_replicas;
+      const { stream, subject, replicas, maxAgeMs, maxBytes } = this.#opts;
+      this.#replicas = (await ensureLogStream(this.#jsm, { stream, subject, replicas, maxAgeMs, maxBytes }, () => this.#opts.nc.isClosed())).config.num_replicas;
     } catch (err) {
       this.#state = 'closed';
       throw err;

@@ -9,6 +9,10 @@ export interface LogStreamOptions {
   stream: string;
   subject: string;
   replicas?: number;
+  /** Retention (ms); 0 or undefined = kept for ever. Applied to an existing stream too. */
+  maxAgeMs?: number;
+  /** Retention: the oldest entries go once the stream holds more bytes; 0/undefined = no limit. */
+  maxBytes?: number;
 }
 
 /** JetStream deduplicates a Nats-Msg-Id seen within this window (ms). */
@@ -26,7 +30,7 @@ const RETRY_MS = [25, 100, 250, 500, 1000];
 
 /**
  * Finds the log's stream or creates it: file storage, the one subject, a 2-minute duplicate
- * window, old entries discarded first (no limits yet). Replicas: `opts.replicas`, else 3, 2 or 1,
+ * window, old entries discarded first, trimmed by the retention given. Replicas: `opts.replicas`, else 3, 2 or 1,
  * whichever the NATS cluster can place. An existing stream is used as it is (several nodes open
  * it at once; one may have created it with other replicas). Concurrent creates can leave a
  * request unanswered (seen with nats-server 2.9): transient failures are retried for 20 s, then
@@ -50,7 +54,7 @@ export async function ensureLogStream(jsm: JetStreamManager, opts: LogStreamOpti
 
 async function ensureStream(jsm: JetStreamManager, opts: LogStreamOptions): Promise<StreamInfo> {
   const existing = await streamInfo(jsm, opts.stream);
-  if (existing) return checked(opts, existing);
+  if (existing) return retained(jsm, opts, checked(opts, existing));
   const { replicas } = opts;
   for (const r of replicas === undefined ? [3, 2, 1] : [replicas]) {
     try {
@@ -59,7 +63,7 @@ async function ensureStream(jsm: JetStreamManager, opts: LogStreamOptions): Prom
       const code = apiErrorCode(err);
       if (code === STREAM_NAME_IN_USE) {
         const raced = await streamInfo(jsm, opts.stream); // created meanwhile, perhaps with other replicas
-        if (raced) return checked(opts, raced);
+        if (raced) return retained(jsm, opts, checked(opts, raced));
       }
       if (replicas === undefined && r > 1 && code !== undefined && TOO_FEW_SERVERS.has(code)) continue;
       throw err;
@@ -86,7 +90,22 @@ function config(opts: LogStreamOptions, replicas: number): Partial<StreamConfig>
     discard: DiscardPolicy.Old,
     duplicate_window: nanos(DUPLICATE_WINDOW_MS),
     num_replicas: replicas,
+    ...retention(opts),
   };
+}
+
+/** The stream's limits as configured (JetStream: 0 age = none, -1 bytes = none). */
+function retention(opts: LogStreamOptions): { max_age: number; max_bytes: number } {
+  return { max_age: nanos(opts.maxAgeMs ?? 0), max_bytes: opts.maxBytes ? opts.maxBytes : -1 };
+}
+
+/** Brings an existing stream's retention to this log's configuration (the last node started
+ * with another setting wins: every node should run with the same one). */
+async function retained(jsm: JetStreamManager, opts: LogStreamOptions, info: StreamInfo): Promise<StreamInfo> {
+  const want = retention(opts);
+  const maxBytes = info.config.max_bytes > 0 ? info.config.max_bytes : -1;
+  if (info.config.max_age === want.max_age && maxBytes === want.max_bytes) return info;
+  return checked(opts, await jsm.streams.update(opts.stream, { ...info.config, ...want }));
 }
 
 function checked(opts: LogStreamOptions, info: StreamInfo): StreamInfo {

@@ -27,6 +27,8 @@ export interface CliNodeOptions {
   dataDir: string;
   env?: Record<string, string>;
   args?: string[];
+  /** How long to wait for "listening" (default 20 s). */
+  readyTimeoutMs?: number;
 }
 
 export interface CliNode {
@@ -114,7 +116,7 @@ export async function startCliNode(opts: CliNodeOptions): Promise<CliNode> {
 
   let listening: Record<string, unknown>;
   try {
-    listening = await waitForListening(proc, () => out, () => err, exited);
+    listening = await waitForListening(proc, () => out, () => err, exited, opts.readyTimeoutMs);
   } catch (e) {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
     let timer: NodeJS.Timeout | undefined;
@@ -241,6 +243,7 @@ function waitForListening(
   stdout: () => string,
   stderr: () => string,
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>,
+  timeoutMs = READY_TIMEOUT_MS,
 ): Promise<Record<string, unknown>> {
   const describe = (why: string) => `${why}\n--- stdout ---\n${stdout()}\n--- stderr ---\n${stderr()}`;
   return new Promise((resolve, reject) => {
@@ -264,8 +267,8 @@ function waitForListening(
       }
     };
     const timer = setTimeout(
-      () => finish(() => reject(new Error(describe(`node did not log "listening" within ${READY_TIMEOUT_MS} ms`)))),
-      READY_TIMEOUT_MS,
+      () => finish(() => reject(new Error(describe(`node did not log "listening" within ${timeoutMs} ms`)))),
+      timeoutMs,
     );
     proc.stdout!.on('data', check);
     void exited.then(({ code, signal }) =>

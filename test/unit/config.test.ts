@@ -30,6 +30,8 @@ describe('parseConfig defaults', () => {
       dataDir: './data',
       adminUsername: 'admin',
       clusterName: 'weft',
+      logMaxAgeMs: 86_400_000,
+      logMaxBytes: 0,
       sessionTimeoutMinutes: 30,
       workerThreads: 2,
       workerPriority: 'background',
@@ -95,6 +97,8 @@ describe('parseConfig sources', () => {
       clusterSecret: 's'.repeat(32),
       clusterName: 'east',
       clusterReplicas: 3,
+      logMaxAgeMs: 86_400_000,
+      logMaxBytes: 0,
       tlsCert: '/c.pem',
       tlsKey: '/k.pem',
       nodeId: 'node-1',
@@ -239,5 +243,33 @@ describe('parseConfig validation', () => {
 
   it('rejects an admin username shorter than 4 characters', () => {
     refuses(['--admin-username', 'abc'], {}, /--admin-username \/ WEFT_ADMIN_USERNAME must be 4 to 100 characters/);
+  });
+});
+
+describe('parseConfig log retention', () => {
+  it('reads --log-max-age as a duration and WEFT_LOG_MAX_BYTES as a size', () => {
+    const c = config(['--log-max-age', '90m'], { WEFT_LOG_MAX_BYTES: '512MB' });
+    assert.equal(c.logMaxAgeMs, 90 * 60_000);
+    assert.equal(c.logMaxBytes, 512_000_000);
+    assert.equal(config(['--log-max-age=7d', '--log-max-bytes=8GiB']).logMaxBytes, 8 * 1024 ** 3);
+  });
+
+  it('takes 0 as no limit', () => {
+    const c = config(['--log-max-age', '0', '--log-max-bytes', '0']);
+    assert.equal(c.logMaxAgeMs, 0);
+    assert.equal(c.logMaxBytes, 0);
+  });
+
+  it('refuses a max age without a unit', () => {
+    refuses(['--log-max-age', '3600'], {}, /--log-max-age \/ WEFT_LOG_MAX_AGE must be a duration/);
+  });
+
+  it('refuses a max age shorter than the 2-minute duplicate window', () => {
+    refuses([], { WEFT_LOG_MAX_AGE: '30s' }, /--log-max-age \/ WEFT_LOG_MAX_AGE must be 0 \(no limit\) or at least 2m/);
+  });
+
+  it('refuses a max size below 64 KiB or with an unknown unit', () => {
+    refuses(['--log-max-bytes', '1000'], {}, /--log-max-bytes \/ WEFT_LOG_MAX_BYTES must be 0 \(no limit\) or at least 65536 bytes/);
+    refuses(['--log-max-bytes', '5 parsecs'], {}, /--log-max-bytes \/ WEFT_LOG_MAX_BYTES must be a size/);
   });
 });

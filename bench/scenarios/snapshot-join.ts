@@ -1,0 +1,72 @@
+// `join-100k`: a fresh cluster node joins from a peer's snapshot holding 100,000 identities (the
+// seeded large data set) and serves: time from spawn to its first read answered, and the
+// snapshot transfer rate the joining node logged. Real processes: one nats-server, two nodes.
+
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'nats';
+import { join } from 'node:path';
+import { startCliNode, type CliNode } from '../../test/support/cli-node.js';
+import { startNatsServer } from '../../test/support/nats-server.js';
+import { APPLIED_SEQ_KEY } from '../../src/store/keys.js';
+import { LevelKv } from '../../src/store/level-kv.js';
+import { BENCH_DIR, median, seededCopy } from '../lib/harness.js';
+import { BENCH_ADMIN, LARGE } from '../lib/seed.js';
+import type { Row, ScenarioContext } from './types.js';
+
+const SECRET = 'bench-join-cluster-secret-0123456789abcdef';
+
+export async function joinLarge(ctx: ScenarioContext): Promise<Row[]> {
+  const nats = await startNatsServer({ jetstream: true });
+  await mkdir(BENCH_DIR, { recursive: true });
+  const root = await mkdtemp(join(BENCH_DIR, 'join-'));
+  const env = { WEFT_NATS_URL: nats.url, WEFT_CLUSTER_SECRET: SECRET, WEFT_CLUSTER_NAME: 'bench', WEFT_ADMIN_PASSWORD: BENCH_ADMIN.password, WEFT_WORKER_THREADS: '1' };
+  const nodes: CliNode[] = [];
+  try {
+    // The peer: founds the cluster, then its replica is replaced by the seeded one, recorded as
+    // applied up to the log's end (the seeded data stands for what the log built).
+    const peerDir = join(root, 'peer');
+    const founding = await startCliNode({ dataDir: peerDir, env });
+    const nc = await connect({ servers: nats.url });
+    const lastSeq = (await (await nc.jetstreamManager()).streams.info('weft-bench-log')).state.last_seq;
+    await nc.close();
+    await founding.stop();
+    const seeded = await seededCopy('large', LARGE, ctx.log);
+    await rm(join(peerDir, 'replica'), { recursive: true, force: true });
+    await cp(join(seeded, 'replica'), join(peerDir, 'replica'), { recursive: true });
+    await rm(seeded, { recursive: true, force: true });
+    const kv = new LevelKv({ path: join(peerDir, 'replica') });
+    await kv.open();
+    await kv.batch([{ type: 'put', key: APPLIED_SEQ_KEY, value: String(lastSeq) }], { sync: true });
+    await kv.close();
+    const peer = await startCliNode({ dataDir: peerDir, env, readyTimeoutMs: 120_000 });
+    nodes.push(peer);
+    for (let i = 0; i < 600 && !peer.stdout().includes('replica cached in memory'); i++) await new Promise((r) => setTimeout(r, 100));
+
+    const seconds: number[] = [];
+    const rates: number[] = [];
+    for (let i = 0; i < ctx.pairs; i++) {
+      const t0 = performance.now();
+      const joiner = await startCliNode({ dataDir: join(root, `joiner-${i}`), env, readyTimeoutMs: 180_000 });
+      nodes.push(joiner);
+      const token = await joiner.login(BENCH_ADMIN.username, BENCH_ADMIN.password);
+      const page = await joiner.request('GET', '/identities?limit=1&offset=99000', undefined, token);
+      if (page.status !== 200 || page.body.meta.pagination.totalCount < LARGE.identities) throw new Error(`the joined node does not serve the data: ${page.status} ${page.text.slice(0, 200)}`);
+      seconds.push((performance.now() - t0) / 1000);
+      const joined = joiner.stdout().split('\n').find((l) => l.includes('joined from a peer snapshot'));
+      if (!joined) throw new Error(`the node did not join from a snapshot:\n${joiner.stdout()}`);
+      const info = JSON.parse(joined) as { bytes: number; ms: number };
+      rates.push(info.bytes / 1e6 / (info.ms / 1000));
+      ctx.log(`join ${i}: ${seconds[i].toFixed(2)} s, ${(info.bytes / 1e6).toFixed(1)} MB in ${info.ms} ms`);
+      await joiner.kill();
+    }
+    const s = median(seconds);
+    return [
+      { scenario: 'node joins a cluster from a peer snapshot, 100,000 identities (spawn to first read answered)', connections: 0, rps: 0, p50: 0, p99: 0, value: `${s.toFixed(2)} s`, target: '≤ 10 s', pass: s <= 10 },
+      { scenario: 'snapshot transfer rate (gRPC, mutual TLS, verified and written to LevelDB)', connections: 0, rps: 0, p50: 0, p99: 0, value: `${median(rates).toFixed(1)} MB/s`, target: 'informational' },
+    ];
+  } finally {
+    await Promise.all(nodes.map((n) => n.kill()));
+    await nats.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,157 @@
+// weft.v1.SnapshotService: streams a consistent copy of this node's replica (one point-in-time
+// view, so exactly the commands up to its applied sequence) to another node of the cluster.
+// Only callers presenting a node certificate of the cluster CA are served; never writes the replica.
+
+import { createHash, randomBytes, X509Certificate } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { openSnapshot } from '../store/kv-snapshot.js';
+import type { KvStore } from '../store/kv.js';
+import { APPLIED_SEQ_KEY } from '../store/keys.js';
+import { encodeSnapshot, SNAPSHOT_FORMAT_VERSION } from '../store/snapshot-content.js';
+import type { GrpcServiceBinding } from './grpc-server.js';
+import { loadProto } from './proto-path.js';
+
+/** TLS extended key usages a node certificate carries both of (identity and router certificates
+ * the CA signs at enrollment carry one only). */
+const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
+const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
+/** Transfers served at once; more are answered RESOURCE_EXHAUSTED (the caller tries another peer). */
+const MAX_TRANSFERS = 2;
+/** Bytes per chunk sent. */
+const CHUNK_BYTES = 256 * 1024;
+
+/** A StreamSnapshot response as proto-loader gives it (64-bit integers as decimal strings). */
+export interface WireSnapshotResponse {
+  header?: { appliedSeq: string; formatVersion: number; totalBytes: string; sha256: Buffer; keys: string; nodeId: string };
+  chunk?: { data: Buffer };
+  part?: string;
+}
+
+export interface SnapshotServiceOptions {
+  /** The replica's store. */
+  kv: KvStore;
+  nodeId: string;
+  /** Where a transfer's content is spooled while it is sent (the node's data directory). */
+  spoolDir: string;
+  /** The cluster CA (PEM) that callers' certificates must be issued by. */
+  caPem: string;
+  /** Called once per completed transfer (metrics, logs). */
+  onTransfer?: (t: { bytes: number; keys: number; appliedSeq: number; ms: number }) => void;
+  onError?: (err: unknown) => void;
+}
+
+interface ServiceConstructor {
+  service: grpc.ServiceDefinition;
+}
+
+export function snapshotServiceDefinition(): grpc.ServiceDefinition {
+  const v1 = (loadProto('weft/v1/snapshot.proto').weft as grpc.GrpcObject).v1 as grpc.GrpcObject;
+  return (v1.SnapshotService as unknown as ServiceConstructor).service;
+}
+
+/** Why a caller's certificate is refused, or undefined when it is a node certificate of the CA. */
+export function nodeCertificateProblem(der: Buffer | undefined, ca: X509Certificate, now = Date.now()): string | undefined {
+  if (!der || der.length === 0) return 'a client certificate issued by the cluster CA is required';
+  let cert: X509Certificate;
+  try {
+    cert = new X509Certificate(der);
+  } catch {
+    return 'the client certificate cannot be parsed';
+  }
+  if (!cert.checkIssued(ca) || !cert.verify(ca.publicKey)) return 'the client certificate is not issued by the cluster CA';
+  if (Date.parse(cert.validFrom) > now || Date.parse(cert.validTo) < now) return 'the client certificate is not valid now';
+  const usages = cert.keyUsage ?? [];
+  if (!usages.includes(SERVER_AUTH) || !usages.includes(CLIENT_AUTH)) return 'the client certificate is not a node certificate';
+  return undefined;
+}
+
+type Call = grpc.ServerWritableStream<{ maxFormatVersion?: number }, WireSnapshotResponse>;
+
+export class SnapshotService {
+  private readonly ca: X509Certificate;
+  private transfers = 0;
+
+  constructor(private readonly opts: SnapshotServiceOptions) {
+    this.ca = new X509Certificate(opts.caPem);
+  }
+
+  binding(): GrpcServiceBinding {
+    return { definition: snapshotServiceDefinition(), implementation: { StreamSnapshot: (call: Call) => void this.serve(call) } };
+  }
+
+  private async serve(call: Call): Promise<void> {
+    const problem = nodeCertificateProblem(call.getAuthContext()?.sslPeerCertificate?.raw, this.ca);
+    if (problem) return fail(call, grpc.status.UNAUTHENTICATED, problem);
+    if ((call.request.maxFormatVersion ?? 0) < SNAPSHOT_FORMAT_VERSION) {
+      return fail(call, grpc.status.FAILED_PRECONDITION, `this node sends snapshot format ${SNAPSHOT_FORMAT_VERSION}`);
+    }
+    if (this.transfers >= MAX_TRANSFERS) return fail(call, grpc.status.RESOURCE_EXHAUSTED, 'this node is serving other snapshots; try another peer');
+    this.transfers++;
+    const started = performance.now();
+    const spool = join(this.opts.spoolDir, `.snapshot-outgoing-${randomBytes(6).toString('hex')}`);
+    try {
+      // One pass over one view, spooled to an owner-only file: the header carries the content's
+      // size and hash up front, and neither the spool nor the send holds more than a chunk.
+      const digest = await spoolSnapshot(this.opts.kv, spool);
+      if (call.cancelled) return;
+      call.write({
+        header: {
+          appliedSeq: String(digest.appliedSeq), formatVersion: SNAPSHOT_FORMAT_VERSION, totalBytes: String(digest.bytes),
+          sha256: digest.sha256, keys: String(digest.keys), nodeId: this.opts.nodeId,
+        },
+      });
+      for await (const data of createReadStream(spool, { highWaterMark: CHUNK_BYTES }) as AsyncIterable<Buffer>) {
+        if (call.cancelled) return;
+        if (!call.write({ chunk: { data } })) await drained(call);
+      }
+      call.end();
+      this.opts.onTransfer?.({ bytes: digest.bytes, keys: digest.keys, appliedSeq: digest.appliedSeq, ms: performance.now() - started });
+    } catch (err) {
+      this.opts.onError?.(err);
+      fail(call, grpc.status.INTERNAL, 'the snapshot could not be read');
+    } finally {
+      this.transfers--;
+      await rm(spool, { force: true }).catch(() => undefined);
+    }
+  }
+}
+
+/** Encodes one point-in-time view of kv into `path` (mode 0600), hashing it on the way. */
+async function spoolSnapshot(kv: KvStore, path: string): Promise<{ bytes: number; keys: number; appliedSeq: number; sha256: Buffer }> {
+  const view = openSnapshot(kv);
+  const out = await open(path, 'wx', 0o600);
+  try {
+    const hash = createHash('sha256');
+    const counted = { keys: 0 };
+    let bytes = 0;
+    for await (const chunk of encodeSnapshot(view, counted)) {
+      hash.update(chunk);
+      await out.write(chunk);
+      bytes += chunk.length;
+    }
+    return { bytes, keys: counted.keys, appliedSeq: Number((await view.get(APPLIED_SEQ_KEY)) ?? 0), sha256: hash.digest() };
+  } finally {
+    await out.close();
+    await view.close();
+  }
+}
+
+/** Resolves when the call can take more data, or is cancelled (its listeners removed either way). */
+function drained(call: Call): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      call.off('drain', done);
+      call.off('cancelled', done);
+      resolve();
+    };
+    call.on('drain', done);
+    call.on('cancelled', done);
+  });
+}
+
+function fail(call: Call, code: grpc.status, details: string): void {
+  call.emit('error', { code, details });
+}

@@ -1,0 +1,190 @@
+// Tests for node-to-node snapshots: a replica's round trip between two in-process gRPC servers
+// over mutual TLS, the receiver's integrity checks (hash, size, truncation, applied sequence),
+// and refusal of callers without a node certificate of the cluster CA.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { ensureNodePki, generateCa, type NodePki } from '../../../src/pki/node-pki.js';
+import { GrpcServer } from '../../../src/rpc/grpc-server.js';
+import { fetchSnapshot, grpcTarget, receiveSnapshot, SnapshotIntegrityError } from '../../../src/rpc/snapshot-client.js';
+import { SnapshotService, type WireSnapshotResponse } from '../../../src/rpc/snapshot-service.js';
+import { APPLIED_SEQ_KEY } from '../../../src/store/keys.js';
+import type { KvStore } from '../../../src/store/kv.js';
+import { LevelKv } from '../../../src/store/level-kv.js';
+import { MemoryKv } from '../../../src/store/memory-kv.js';
+import { encodeSnapshot, SNAPSHOT_FORMAT_VERSION } from '../../../src/store/snapshot-content.js';
+import { openSnapshot } from '../../../src/store/kv-snapshot.js';
+import { makeLeaf } from '../../support/test-pki.js';
+
+async function all(kv: KvStore): Promise<[string, string][]> {
+  const out: [string, string][] = [];
+  for await (const entry of kv.entries({})) out.push(entry);
+  return out;
+}
+
+/** The wire messages a server would send for kv, optionally altered. */
+async function messagesOf(kv: KvStore, alter: { sha256?: Buffer; totalBytes?: number; appliedSeq?: number; dropLast?: number } = {}): Promise<WireSnapshotResponse[]> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of encodeSnapshot(openSnapshot(kv))) chunks.push(chunk);
+  const content = Buffer.concat(chunks);
+  const sent = alter.dropLast ? content.subarray(0, content.length - alter.dropLast) : content;
+  const header = {
+    appliedSeq: String(alter.appliedSeq ?? Number(await kv.get(APPLIED_SEQ_KEY))), formatVersion: SNAPSHOT_FORMAT_VERSION,
+    totalBytes: String(alter.totalBytes ?? sent.length), sha256: alter.sha256 ?? createHash('sha256').update(sent).digest(),
+    keys: String((await all(kv)).length), nodeId: 'node-a',
+  };
+  const out: WireSnapshotResponse[] = [{ header }];
+  for (let at = 0; at < sent.length; at += 1000) out.push({ chunk: { data: sent.subarray(at, at + 1000) } });
+  return out;
+}
+
+async function* iterate<T>(items: T[]): AsyncIterable<T> {
+  for (const item of items) yield item;
+}
+
+async function sampleKv(): Promise<MemoryKv> {
+  const kv = new MemoryKv();
+  await kv.open();
+  const ops = [{ type: 'put' as const, key: APPLIED_SEQ_KEY, value: '1234' }];
+  for (let i = 0; i < 3000; i++) ops.push({ type: 'put', key: `r\u0000identities\u0000id-${String(i).padStart(5, '0')}`, value: JSON.stringify({ name: `identity ${i} ✓`, n: i }) });
+  await kv.batch(ops);
+  return kv;
+}
+
+describe('SnapshotService', () => {
+  let root: string;
+  let ca: ReturnType<typeof generateCa>;
+  let pkiA: NodePki;
+  let pkiB: NodePki;
+  let source: MemoryKv;
+  let serverA: GrpcServer;
+
+  before(async () => {
+    root = await mkdtemp(join(tmpdir(), 'weft-snapshot-'));
+    ca = generateCa();
+    pkiA = await ensureNodePki({ dir: join(root, 'pki-a'), hostnames: ['localhost'], ips: ['127.0.0.1'], ca });
+    pkiB = await ensureNodePki({ dir: join(root, 'pki-b'), hostnames: ['localhost'], ips: ['127.0.0.1'], ca });
+    source = await sampleKv();
+    serverA = await GrpcServer.start({
+      listen: '127.0.0.1:0',
+      tls: { certPem: pkiA.serverCertPem, keyPem: pkiA.serverKeyPem, caPem: pkiA.caCertPem },
+      health: () => ({ serving: true, nodeId: 'node-a', appliedSeq: 1234 }),
+      services: [new SnapshotService({ kv: source, nodeId: 'node-a', caPem: pkiA.caCertPem, spoolDir: root }).binding()],
+    });
+  });
+
+  after(async () => {
+    await serverA.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('carries a replica from one node to another and back over mutual TLS', async () => {
+    const tlsB = { certPem: pkiB.serverCertPem, keyPem: pkiB.serverKeyPem, caPem: pkiB.caCertPem };
+    const got = await fetchSnapshot(serverA.address, tlsB, join(root, 'b-replica'));
+    assert.equal(got.appliedSeq, 1234);
+    assert.equal(got.keys, 3001);
+    assert.equal(got.nodeId, 'node-a');
+    const copy = new LevelKv({ path: got.path });
+    await copy.open();
+    const serverB = await GrpcServer.start({
+      listen: '127.0.0.1:0',
+      tls: tlsB,
+      health: () => ({ serving: true, nodeId: 'node-b', appliedSeq: 1234 }),
+      services: [new SnapshotService({ kv: copy, nodeId: 'node-b', caPem: pkiB.caCertPem, spoolDir: root }).binding()],
+    });
+    try {
+      const tlsA = { certPem: pkiA.serverCertPem, keyPem: pkiA.serverKeyPem, caPem: pkiA.caCertPem };
+      const back = await fetchSnapshot(serverB.address, tlsA, join(root, 'a-again'));
+      assert.equal(back.nodeId, 'node-b');
+      const again = new LevelKv({ path: back.path });
+      await again.open();
+      assert.deepEqual(await all(again), await all(source));
+      await again.close();
+    } finally {
+      await serverB.close();
+      await copy.close();
+    }
+  });
+
+  it('refuses a caller whose certificate another CA issued', async () => {
+    const other = await ensureNodePki({ dir: join(root, 'pki-other'), hostnames: ['localhost'], ips: ['127.0.0.1'] });
+    const tls = { certPem: other.serverCertPem, keyPem: other.serverKeyPem, caPem: pkiA.caCertPem };
+    const err = await fetchSnapshot(serverA.address, tls, join(root, 'refused-1')).then(() => undefined, (e: grpc.ServiceError) => e);
+    assert.ok(err, 'the transfer must fail');
+    assert.equal(err.code, grpc.status.UNAUTHENTICATED);
+    assert.equal(existsSync(join(root, 'refused-1')), false);
+  });
+
+  it('refuses a caller with a cluster-CA certificate that is not a node certificate', async () => {
+    const identity = makeLeaf({ certPem: ca.certPem, keyPem: ca.keyPem }, 'some-identity');
+    const err = await fetchSnapshot(serverA.address, { ...identity, caPem: pkiA.caCertPem }, join(root, 'refused-2')).then(() => undefined, (e: grpc.ServiceError) => e);
+    assert.equal(err?.code, grpc.status.UNAUTHENTICATED);
+    assert.match(err?.details ?? '', /not a node certificate/);
+  });
+
+  it('refuses a caller without a client certificate', async () => {
+    const client = new (grpc.makeGenericClientConstructor({}, 'x'))(serverA.address, grpc.credentials.createSsl(Buffer.from(pkiA.caCertPem)));
+    const call = client.makeServerStreamRequest('/weft.v1.SnapshotService/StreamSnapshot', () => Buffer.from([8, 1]), (b: Buffer) => b, {});
+    const err = await new Promise<grpc.ServiceError>((resolve) => {
+      call.on('data', () => undefined);
+      call.on('error', resolve);
+    });
+    client.close();
+    assert.equal(err.code, grpc.status.UNAUTHENTICATED);
+  });
+});
+
+describe('receiveSnapshot', () => {
+  let root: string;
+  let kv: MemoryKv;
+
+  before(async () => {
+    root = await mkdtemp(join(tmpdir(), 'weft-receive-'));
+    kv = await sampleKv();
+  });
+
+  after(() => rm(root, { recursive: true, force: true }));
+
+  it('writes a verified copy', async () => {
+    const got = await receiveSnapshot(iterate(await messagesOf(kv)), join(root, 'good'));
+    const copy = new LevelKv({ path: got.path });
+    await copy.open();
+    assert.deepEqual(await all(copy), await all(kv));
+    await copy.close();
+  });
+
+  it('fails with SnapshotIntegrityError when the SHA-256 does not match, and leaves nothing', async () => {
+    const messages = await messagesOf(kv, { sha256: createHash('sha256').update('something else').digest() });
+    await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'bad-hash')), (err) => err instanceof SnapshotIntegrityError && /SHA-256/.test(err.message));
+    assert.equal(existsSync(join(root, 'bad-hash')), false);
+    assert.equal(existsSync(join(root, 'bad-hash.partial')), false);
+  });
+
+  it('fails when fewer bytes arrive than the header announced', async () => {
+    const messages = await messagesOf(kv, { totalBytes: 10_000_000 });
+    await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'short')), (err) => err instanceof SnapshotIntegrityError && /of the 10000000 bytes/.test(err.message));
+  });
+
+  it('fails when the content ends inside a record', async () => {
+    const messages = await messagesOf(kv, { dropLast: 3 });
+    await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'cut')), (err) => err instanceof SnapshotIntegrityError && /inside a record/.test(err.message));
+  });
+
+  it('fails when the header names another applied sequence than the content holds', async () => {
+    const messages = await messagesOf(kv, { appliedSeq: 99 });
+    await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'seq')), (err) => err instanceof SnapshotIntegrityError && /applied sequence 1234/.test(err.message));
+  });
+});
+
+describe('grpcTarget', () => {
+  it('takes host:port from a ctrlAddress and replaces a wildcard host', () => {
+    assert.equal(grpcTarget('tls:10.0.0.5:1281'), '10.0.0.5:1281');
+    assert.equal(grpcTarget('tls:0.0.0.0:1281', 'weft-1.weft'), 'weft-1.weft:1281');
+    assert.equal(grpcTarget('tls:[::]:1281', '::1'), '[::1]:1281');
+  });
+});
