@@ -17,7 +17,14 @@ export interface MemberInfo extends NodeAnnouncement {
   version: string;
   /** The node's applied log sequence at the time of the heartbeat. */
   appliedSeq: number;
+  /** True once the node was asked to leave for good: it owns no shard from then on. */
+  draining?: boolean;
+  /** The node's readiness (GET /readyz) at the time of the heartbeat, with the reason when not. */
+  health?: { ready: boolean; reason?: string };
 }
+
+/** The key under which a node is asked to drain (`weft cluster remove`); expires with the bucket's TTL. */
+const DRAIN_PREFIX = 'drain.';
 
 export interface MembershipOptions {
   nc: NatsConnection;
@@ -49,6 +56,8 @@ export class Membership implements NodeDirectory {
   /** True once the watch has delivered the values stored before it began. */
   private initialized = false;
   private onChange?: (ready: string[]) => void;
+  /** Node ids asked to drain (keys `drain.<id>` in the bucket). */
+  private readonly drains = new Set<string>();
 
   private constructor(
     private readonly kv: KV,
@@ -91,14 +100,16 @@ export class Membership implements NodeDirectory {
   readyMembers(): string[] {
     const now = Date.now();
     const ids = new Set<string>();
-    for (const [id, heard] of this.peers) if (heard.info.ready && now - heard.lastSeenMs <= this.deadAfterMs) ids.add(id);
-    if (this.self.ready && !this.stopped) ids.add(this.self.id);
+    for (const [id, heard] of this.peers) {
+      if (heard.info.ready && !heard.info.draining && !this.drains.has(id) && now - heard.lastSeenMs <= this.deadAfterMs) ids.add(id);
+    }
+    if (this.self.ready && !this.self.draining && !this.stopped) ids.add(this.self.id);
     else ids.delete(this.self.id);
     return [...ids].sort();
   }
 
   /** Every member heard from recently, this node first (GET /controllers). */
-  list(): (KnownNode & { ready: boolean; version: string; appliedSeq: number })[] {
+  list(): (KnownNode & MemberInfo)[] {
     const now = Date.now();
     const peers = [...this.peers.values()]
       .filter((h) => h.info.id !== this.self.id && now - h.lastSeenMs <= this.deadAfterMs)
@@ -110,6 +121,18 @@ export class Membership implements NodeDirectory {
   /** The API base URLs of the live members, this node first (enrollment JWT `ctrls`). */
   onlineUrls(): string[] {
     return [...new Set(this.list().map((n) => n.baseUrl))];
+  }
+
+  /** True once this node was asked to drain. */
+  get draining(): boolean {
+    return this.self.draining === true;
+  }
+
+  /** Asks member `id` to drain: every node stops counting it as an owner at once, and the node
+   * itself announces `draining` from then on (so it stays out after the request expires). */
+  async requestDrain(id: string): Promise<void> {
+    if (id === this.self.id) this.update({ draining: true });
+    await this.kv.put(`${DRAIN_PREFIX}${id}`, JSON.stringify({ requestedAt: new Date().toISOString() }));
   }
 
   /** Stops heartbeats and removes this node's key, so peers take its shards over at once. */
@@ -150,7 +173,9 @@ export class Membership implements NodeDirectory {
   private async follow(watcher: QueuedIterator<KvEntry>): Promise<void> {
     try {
       for await (const entry of watcher) {
-        if (entry.operation !== 'PUT') {
+        if (entry.key.startsWith(DRAIN_PREFIX)) {
+          this.heardDrain(entry.key.slice(DRAIN_PREFIX.length), entry.operation === 'PUT');
+        } else if (entry.operation !== 'PUT') {
           this.peers.delete(entry.key);
         } else {
           const info = parseMember(entry.string());
@@ -163,6 +188,18 @@ export class Membership implements NodeDirectory {
       }
     } catch (err) {
       if (!this.stopped) this.opts.onError?.(err);
+    }
+  }
+
+  private heardDrain(id: string, requested: boolean): void {
+    if (!requested) {
+      this.drains.delete(id);
+      return;
+    }
+    this.drains.add(id);
+    if (id === this.self.id && !this.self.draining) {
+      this.self = { ...this.self, draining: true };
+      void this.heartbeat();
     }
   }
 

@@ -15,6 +15,7 @@ import { sessionMiddleware } from './middleware/session.js';
 import { NodeClient, type NodeClientOptions } from './node-client.js';
 import { addClientRoutes, addManagementRoutes } from './routes/index.js';
 import { addMetricsRoute } from './routes/metrics-route.js';
+import { addHealthRoutes, HEALTH_PATHS, type HealthAnswer } from './routes/health-routes.js';
 import { dispatchByPrefix } from './routes/prefix-dispatch.js';
 import { indexRoutes } from './routes/route-index.js';
 import { CLIENT_PATH, MANAGEMENT_PATH, PRODUCT_VERSION, type BaseUrl } from './routes/info-routes.js';
@@ -30,6 +31,8 @@ export interface GatewayOptions {
   onRequest?: (entry: RequestReport) => void;
   /** Renders the Prometheus text served at GET /metrics (unauthenticated; see README). */
   metrics?: () => Promise<string>;
+  /** This node's liveness and readiness, served at GET /healthz and GET /readyz (unauthenticated). */
+  health?: () => HealthAnswer;
   /** Bounds concurrent logins (POST /authenticate); default: a fresh adaptive 5..250 window. */
   loginLimiter?: LoginLimiter;
   /** A version of this node's replica that moves with every applied command that may change how
@@ -87,6 +90,7 @@ export function createGateway(opts: GatewayOptions): Koa {
   addClientRoutes(client, node, opts.baseUrl);
   const root = new Router();
   if (opts.metrics) addMetricsRoute(root, opts.metrics);
+  if (opts.health) addHealthRoutes(root, opts.health);
 
   indexRoutes(management, MANAGEMENT_PATH);
   indexRoutes(client, CLIENT_PATH);
@@ -99,11 +103,11 @@ export function createGateway(opts: GatewayOptions): Koa {
   return app;
 }
 
-/** Every request but the static ones (`/version`, `/metrics`) starts behind the read barrier, so
+/** Every request but the static ones (`/version`, `/metrics`, `/healthz`, `/readyz`) starts behind the read barrier, so
  * it sees every write acknowledged before it arrived, on whichever node acknowledged it. */
 function barrierMiddleware(barrier: () => Promise<void>): Koa.Middleware {
   return async (ctx, next) => {
-    if (!ctx.path.endsWith('/version') && ctx.path !== '/metrics') await barrier();
+    if (!ctx.path.endsWith('/version') && ctx.path !== '/metrics' && !HEALTH_PATHS.has(ctx.path)) await barrier();
     await next();
   };
 }
