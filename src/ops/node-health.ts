@@ -26,6 +26,8 @@ export interface NodeHealthOptions {
   pollMs?: number;
   /** Hears the status after every read of the stream (cluster: announced in the heartbeat). */
   onPoll?: (status: HealthStatus) => void;
+  /** The clock (ms since the epoch); tests pass their own. */
+  now?: () => number;
 }
 
 /** One health answer. `live` false asks for a restart; `ready` false for no traffic. */
@@ -49,13 +51,15 @@ export class NodeHealth {
   private lastSeq?: number;
   private lastReadMs = 0;
   private timer?: NodeJS.Timeout;
-  private polling = false;
+  private polling?: Promise<void>;
   private readonly maxLag: number;
   private readonly staleAfterMs: number;
+  private readonly now: () => number;
 
   constructor(private readonly opts: NodeHealthOptions) {
     this.maxLag = opts.maxLag ?? DEFAULT_MAX_LAG;
     this.staleAfterMs = opts.staleAfterMs ?? 5_000;
+    this.now = opts.now ?? Date.now;
   }
 
   /** The node has finished starting; a cluster node begins reading the stream's last sequence. */
@@ -67,26 +71,29 @@ export class NodeHealth {
     this.timer.unref();
   }
 
+  /** Stops reading the stream (the node is closing). */
   stop(): void {
-    this.started = false;
     clearInterval(this.timer);
     this.timer = undefined;
   }
 
   /** Reads the stream's last sequence now (also done every pollMs); never throws. */
-  async poll(): Promise<void> {
-    const cluster = this.opts.cluster;
-    if (!cluster || this.polling) return;
-    this.polling = true;
+  poll(): Promise<void> {
+    if (!this.opts.cluster) return Promise.resolve();
+    this.polling ??= this.read(this.opts.cluster).finally(() => {
+      this.polling = undefined;
+      this.opts.onPoll?.(this.status());
+    });
+    return this.polling;
+  }
+
+  private async read(cluster: ClusterHealthSources): Promise<void> {
     try {
       this.lastSeq = await cluster.lastSeq();
-      this.lastReadMs = Date.now();
+      this.lastReadMs = this.now();
     } catch {
       // Unreadable: the read goes stale and the node stops being ready.
-    } finally {
-      this.polling = false;
     }
-    this.opts.onPoll?.(this.status());
   }
 
   status(): HealthStatus {
@@ -99,7 +106,7 @@ export class NodeHealth {
     const lag = this.lastSeq === undefined ? undefined : Math.max(0, this.lastSeq - appliedSeq);
     const withLog = { ...base, lastSeq: this.lastSeq, lag };
     if (!cluster.natsConnected()) return { ...withLog, reason: 'NATS_UNREACHABLE' };
-    if (lag === undefined || Date.now() - this.lastReadMs > this.staleAfterMs) return { ...withLog, reason: 'LOG_UNREADABLE' };
+    if (lag === undefined || this.now() - this.lastReadMs > this.staleAfterMs) return { ...withLog, reason: 'LOG_UNREADABLE' };
     if (lag > this.maxLag) return { ...withLog, reason: 'CATCHING_UP' };
     if (cluster.draining()) return { ...withLog, reason: 'DRAINING' };
     return { ...withLog, ready: true };
