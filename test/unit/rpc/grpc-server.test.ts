@@ -14,6 +14,9 @@ interface CheckHealthResponse {
   status: string;
   nodeId: string;
   appliedSeq: string;
+  lastSeq: string;
+  lag: string;
+  reason: string;
 }
 
 type HealthClient = grpc.Client & {
