@@ -56,8 +56,9 @@ export class Membership implements NodeDirectory {
   /** True once the watch has delivered the values stored before it began. */
   private initialized = false;
   private onChange?: (ready: string[]) => void;
-  /** Node ids asked to drain (keys `drain.<id>` in the bucket). */
-  private readonly drains = new Set<string>();
+  /** Members asked to drain (keys `drain.<id>` in the bucket): node id → the drained process's
+   * instance, so a node restarted under the same id later is not held out. */
+  private readonly drains = new Map<string, string>();
 
   private constructor(
     private readonly kv: KV,
@@ -101,7 +102,8 @@ export class Membership implements NodeDirectory {
     const now = Date.now();
     const ids = new Set<string>();
     for (const [id, heard] of this.peers) {
-      if (heard.info.ready && !heard.info.draining && !this.drains.has(id) && now - heard.lastSeenMs <= this.deadAfterMs) ids.add(id);
+      const drained = heard.info.draining === true || this.drains.get(id) === heard.info.instance;
+      if (heard.info.ready && !drained && now - heard.lastSeenMs <= this.deadAfterMs) ids.add(id);
     }
     if (this.self.ready && !this.self.draining && !this.stopped) ids.add(this.self.id);
     else ids.delete(this.self.id);
@@ -131,8 +133,10 @@ export class Membership implements NodeDirectory {
   /** Asks member `id` to drain: every node stops counting it as an owner at once, and the node
    * itself announces `draining` from then on (so it stays out after the request expires). */
   async requestDrain(id: string): Promise<void> {
+    const instance = id === this.self.id ? this.instance : this.peers.get(id)?.info.instance;
+    if (!instance) return;
     if (id === this.self.id) this.update({ draining: true });
-    await this.kv.put(`${DRAIN_PREFIX}${id}`, JSON.stringify({ requestedAt: new Date().toISOString() }));
+    await this.kv.put(`${DRAIN_PREFIX}${id}`, JSON.stringify({ instance, requestedAt: new Date().toISOString() }));
   }
 
   /** Stops heartbeats and removes this node's key, so peers take its shards over at once. */
@@ -174,7 +178,7 @@ export class Membership implements NodeDirectory {
     try {
       for await (const entry of watcher) {
         if (entry.key.startsWith(DRAIN_PREFIX)) {
-          this.heardDrain(entry.key.slice(DRAIN_PREFIX.length), entry.operation === 'PUT');
+          this.heardDrain(entry.key.slice(DRAIN_PREFIX.length), entry.operation === 'PUT' ? drainedInstance(entry.string()) : undefined);
         } else if (entry.operation !== 'PUT') {
           this.peers.delete(entry.key);
         } else {
@@ -191,13 +195,13 @@ export class Membership implements NodeDirectory {
     }
   }
 
-  private heardDrain(id: string, requested: boolean): void {
-    if (!requested) {
+  private heardDrain(id: string, instance: string | undefined): void {
+    if (!instance) {
       this.drains.delete(id);
       return;
     }
-    this.drains.add(id);
-    if (id === this.self.id && !this.self.draining) {
+    this.drains.set(id, instance);
+    if (id === this.self.id && instance === this.instance && !this.self.draining) {
       this.self = { ...this.self, draining: true };
       void this.heartbeat();
     }
@@ -209,6 +213,15 @@ export class Membership implements NodeDirectory {
     if (key === this.lastReady) return;
     this.lastReady = key;
     this.onChange?.(ready);
+  }
+}
+
+function drainedInstance(text: string): string | undefined {
+  try {
+    const instance = (JSON.parse(text) as { instance?: unknown }).instance;
+    return typeof instance === 'string' ? instance : undefined;
+  } catch {
+    return undefined;
   }
 }
 
