@@ -3,7 +3,7 @@
 // the node's config parser, and HAProxy in TCP mode (`haproxy -c`) in front of exactly those nodes.
 
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -11,12 +11,21 @@ import { fileURLToPath } from 'node:url';
 import { parseConfig } from '../../src/config.js';
 import { findNatsServer } from '../support/nats-server.js';
 import { parseYamlDocuments } from '../support/kustomize.js';
+import { startTestNode } from '../support/test-node.js';
 
 const DEPLOY = fileURLToPath(new URL('../../../deploy/', import.meta.url));
 const compose = parseYamlDocuments(readFileSync(join(DEPLOY, 'compose.yaml'), 'utf8'))[0];
 const services = compose.services as Record<string, any>;
 const NATS = ['nats-1', 'nats-2', 'nats-3'];
 const WEFT = ['weft-1', 'weft-2', 'weft-3'];
+
+function exitCode(bin: string, args: string[]): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { stdio: 'ignore', timeout: 20_000 });
+    child.once('error', reject);
+    child.once('exit', (code) => resolve(code));
+  });
+}
 
 function haproxyBin(): string {
   const candidates = [process.env.HAPROXY_BIN, ...(process.env.PATH ?? '').split(delimiter).map((d) => join(d, 'haproxy')), '/usr/sbin/haproxy', '/usr/local/sbin/haproxy'];
@@ -86,6 +95,22 @@ describe('deploy/compose.yaml', () => {
       dataVolumes.add(services[w].volumes.find((v: string) => v.endsWith(':/data')));
     }
     assert.equal(dataVolumes.size, 3, 'each node has its own data volume');
+  });
+
+  it('the nodes\' healthcheck exits 0 against a ready node and 1 where none answers', async () => {
+    const test = services['weft-1'].healthcheck.test as string[];
+    assert.deepEqual(test.slice(0, 3), ['CMD', 'node', '-e']);
+    const node = await startTestNode();
+    try {
+      const port = new URL(node.handle.url).port;
+      // Not spawnSync: the node answering runs in this process's event loop.
+      const ready = await exitCode(process.execPath, ['-e', test[3]!.replace('127.0.0.1:1280', `127.0.0.1:${port}`)]);
+      assert.equal(ready, 0);
+    } finally {
+      await node.close();
+    }
+    const none = spawnSync(process.execPath, ['-e', test[3]!.replace('127.0.0.1:1280', '127.0.0.1:9')], { timeout: 20_000 });
+    assert.equal(none.status, 1);
   });
 
   it('refuses to start without WEFT_CLUSTER_SECRET (compose interpolation ${...:?})', () => {
