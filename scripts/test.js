@@ -64,7 +64,10 @@ const all = only.length > 0 ? only : testFiles('dist/test');
 const files = all.filter((f) => !isCluster(f));
 const clusterFiles = all.filter(isCluster);
 const env = { NATS_SERVER_BIN: ensureBinary('nats-server', 'NATS_SERVER_BIN') };
-if (clusterFiles.length > 0) env.HAPROXY_BIN = ensureBinary('haproxy', 'HAPROXY_BIN');
+const isDeploy = (f) => /(^|\/)test\/deploy\//.test(f);
+if (clusterFiles.length > 0 || all.some(isDeploy)) env.HAPROXY_BIN = ensureBinary('haproxy', 'HAPROXY_BIN');
+// The manifest tests compare their offline render with `kubectl kustomize` (Debian's kubectl).
+if (all.some(isDeploy)) env.KUBECTL_BIN = ensureBinary('kubectl', 'KUBECTL_BIN');
 const runs = [];
 if (files.length > 0) runs.push(await runTests(files, env));
 if (only.length === 0) {

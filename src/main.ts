@@ -24,6 +24,7 @@ import { ConfigError, helpText, isEntryPoint, loadConfig, splitAddress, type Con
 import type { Command } from './domain/commands.js';
 import { RESOURCES, resourceOf } from './domain/registry.js';
 import { createGateway } from './gateway/app.js';
+import { PRODUCT_VERSION } from './gateway/routes/info-routes.js';
 import { NodeClient } from './gateway/node-client.js';
 import { LoginLimiter } from './gateway/middleware/login-limiter.js';
 import { LocalLog } from './log/local-log.js';
@@ -37,6 +38,9 @@ import { listen, loadTls, readOrCreateNodeId, TLS_POLICY } from './node-setup.js
 import { AdminPasswordFile } from './ops/admin-password-file.js';
 import { IntegrityRunner } from './ops/integrity-runner.js';
 import { NodeMetrics } from './ops/node-metrics.js';
+import { NodeHealth } from './ops/node-health.js';
+import { ClusterStatus, embeddedStatusHandler } from './cluster/cluster-status.js';
+import { ownedShards } from './cluster/shard-map.js';
 import { OpsHandler } from './ops/ops-handler.js';
 import { createRequestObserver } from './ops/request-observer.js';
 import { SnapshotTaker } from './ops/snapshot-taker.js';
@@ -64,6 +68,8 @@ export interface NodeHandle {
   actors: ActorHost;
   /** The node's metrics (GET /metrics) and identity traces. */
   metrics: NodeMetrics;
+  /** Liveness and readiness (GET /healthz, GET /readyz, gRPC health). */
+  health: NodeHealth;
   traces: TraceRegistry;
   /** Appends commands to this node's log (tests set up state the API cannot, e.g. router fingerprints). */
   proposer: Proposer;
@@ -146,6 +152,17 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const scope: CommandScope = cluster ? 'cluster' : { node: nodeId };
   const barrier = cluster?.barrier(commandLog as JetStreamLog<Command>, replica);
   const commands = barrier && cluster?.commandOptions(replica, barrier);
+  const health = new NodeHealth({
+    nodeId,
+    appliedSeq: () => replica.appliedSeq,
+    cluster: cluster && membership && {
+      lastSeq: () => commandLog.lastSeq(),
+      natsConnected: () => cluster.bus.isConnected(),
+      failure: () => cluster.failure,
+      draining: () => membership.draining,
+    },
+    onPoll: (h) => membership?.update({ health: { ready: h.ready, reason: h.reason } }),
+  });
   const traces = new TraceRegistry(log);
   const loginLimiter = new LoginLimiter();
   const metrics = new NodeMetrics({
@@ -154,6 +171,11 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     lastSeq: () => commandLog.lastSeq(),
     pool: () => pool.stats(),
     loginLimiter: () => loginLimiter.state(),
+    ready: () => health.status().ready,
+    cluster: membership && (() => {
+      const serving = membership.readyMembers();
+      return { members: membership.list().length, readyMembers: serving.length, shardsOwned: ownedShards(nodeId, serving).size };
+    }),
   });
   const actors = new ActorHost(bus, {
     mailboxSize: config.mailboxSize, maxInFlight: 10_000, scope, sharded: cluster !== undefined, onReject: (source) => metrics.rejections.inc({ source }),
@@ -190,6 +212,13 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const integrity = new IntegrityRunner({ replica, proposer, backup: () => snapshots.take(true), log });
   const ops = new OpsHandler({ replica, integrity, snapshots, traces });
   queries.delegate('ops', (msg) => ops.handle(msg));
+  const clusterStatus = cluster && membership && new ClusterStatus({
+    nodeId, clusterName: config.clusterName, clusterId: cluster.clusterId, nc: cluster.bus.connection, membership,
+  });
+  queries.delegate('cluster', clusterStatus ? (msg) => clusterStatus.handle(msg) : embeddedStatusHandler(() => ({
+    id: nodeId, version: PRODUCT_VERSION, ready: health.status().ready, appliedSeq: replica.appliedSeq,
+    onlineSince: startedAt, address: baseUrl, ctrlAddress: `tls:${grpc.address}`, isLocal: true,
+  })));
   // Reads are answered from this node's replica and never cross the network (design decision 4).
   const querySub = await bus.serve(querySubject(nodeId), (msg) => queries.handle(msg as Record<string, unknown>), { local: true });
   sessions.start((err) => log.warn('session upkeep failed', { error: err }));
@@ -211,6 +240,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     logError: (entry) => (entry.status >= 500 ? log.error('request failed', entry) : log.debug('request refused', entry)),
     onRequest: createRequestObserver({ log, metrics, traces }),
     metrics: () => metrics.render(),
+    health: () => health.status(),
     loginLimiter,
     sessionsVersion: () => sessions.resolutionVersion,
     barrier: barrier && (() => barrier.sync()),
@@ -222,17 +252,22 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const grpc = await GrpcServer.start({
     listen: config.grpcListen,
     tls: { certPem: tls.certPem, keyPem: tls.keyPem, caPem: tls.caPem },
-    health: () => ({ serving: true, nodeId, appliedSeq: replica.appliedSeq }),
+    health: () => {
+      const h = health.status();
+      return { serving: h.ready, nodeId, appliedSeq: h.appliedSeq, lastSeq: h.lastSeq, lag: h.lag, reason: h.reason };
+    },
     services: [postureStreams.service.binding(), ...(cluster ? [new SnapshotService({ kv, nodeId, caPem: tls.caPem, spoolDir: dataDir, onError: (err) => log.warn('snapshot transfer failed', { error: err }) }).binding()] : [])],
   });
   registry?.update({ ctrlAddress: `tls:${grpc.address}` });
   membership?.update({ ctrlAddress: `tls:${grpc.address}` });
   await registry?.start();
   stopShards = cluster && membership ? await cluster.startMember(membership, actors, replica, nodeId, presence) : undefined;
+  health.start();
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      health.stop();
       await new Promise<void>((done) => {
         server.close(() => done());
         server.closeIdleConnections();
@@ -256,7 +291,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   return {
     nodeId, url, grpcAddress: grpc.address, caPem: tls.caPem,
     generatedAdminPassword: boot?.generatedPassword,
-    replica, actors, metrics, traces, proposer, postureIdle: () => postureStreams.reevaluator.idle(), close,
+    replica, actors, metrics, health, traces, proposer, postureIdle: () => postureStreams.reevaluator.idle(), close,
   };
 }
 

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { AdminClient, CliError, describeFailure, managementBase } from './admin-client.js';
 import { flag, intFlag, type ParsedArgs } from './cli-args.js';
+import { clusterCommand } from './cluster-commands.js';
 import { loadSession, removeSession, saveSession } from './session-file.js';
 import { columnsOf, formatTable } from './table.js';
 
@@ -62,6 +63,8 @@ export async function runCommand(name: string, parsed: ParsedArgs, io: CliIo): P
       return print(io, output, 'snapshot', await (await client(io)).call('POST', '/database/snapshot'));
     case 'integrity':
       return integrity(parsed, args, io, output);
+    case 'cluster':
+      return clusterCommand(parsed, args, () => client(io), io.out, output);
     default:
       throw new CliError(`unknown command ${JSON.stringify(name)} (see weft --help)`, 2);
   }

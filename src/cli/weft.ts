@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `weft`, the admin command line: logs in once (session kept owner-only), then lists, reads,
-// creates and deletes resources, asks for policy advice, takes snapshots and runs integrity checks.
+// creates and deletes resources, asks for policy advice, takes snapshots, runs integrity checks and
+// shows or shrinks the cluster.
 
 import { isEntryPoint, loadAdminCliInvocation } from '../config.js';
 import { CliError } from './admin-client.js';
@@ -22,6 +23,11 @@ Commands:
   policy-advice <identityId> <serviceId>
   snapshot                           write a database snapshot on the node (at most one per 30 s)
   integrity check|fix|results [--no-wait] [--timeout seconds]
+  cluster status                     members (version, readiness, applied sequence, lag, shards),
+                                     shard owners and the cluster log's stream
+  cluster remove <nodeId> [--no-wait] [--timeout seconds]
+                                     hand the node's shards to the others (it then reports not
+                                     ready); stop its process afterwards
 
 Options:
   --output json|table (-o)           JSON (default) or an aligned table of the main columns

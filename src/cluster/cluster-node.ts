@@ -46,7 +46,7 @@ export const COMMAND_TTL_MS = 8_000;
 
 export class ClusterNode {
   /** Set when this node's replica cannot apply the log: it then answers nothing but 503. */
-  private failure?: Error;
+  failure?: Error;
 
   private constructor(
     readonly config: ClusterConfig,

@@ -17,7 +17,14 @@ export interface MemberInfo extends NodeAnnouncement {
   version: string;
   /** The node's applied log sequence at the time of the heartbeat. */
   appliedSeq: number;
+  /** True once the node was asked to leave for good: it owns no shard from then on. */
+  draining?: boolean;
+  /** The node's readiness (GET /readyz) at the time of the heartbeat, with the reason when not. */
+  health?: { ready: boolean; reason?: string };
 }
+
+/** The key under which a node is asked to drain (`weft cluster remove`); expires with the bucket's TTL. */
+const DRAIN_PREFIX = 'drain.';
 
 export interface MembershipOptions {
   nc: NatsConnection;
@@ -49,6 +56,9 @@ export class Membership implements NodeDirectory {
   /** True once the watch has delivered the values stored before it began. */
   private initialized = false;
   private onChange?: (ready: string[]) => void;
+  /** Members asked to drain (keys `drain.<id>` in the bucket): node id → the drained process's
+   * instance, so a node restarted under the same id later is not held out. */
+  private readonly drains = new Map<string, string>();
 
   private constructor(
     private readonly kv: KV,
@@ -91,14 +101,17 @@ export class Membership implements NodeDirectory {
   readyMembers(): string[] {
     const now = Date.now();
     const ids = new Set<string>();
-    for (const [id, heard] of this.peers) if (heard.info.ready && now - heard.lastSeenMs <= this.deadAfterMs) ids.add(id);
-    if (this.self.ready && !this.stopped) ids.add(this.self.id);
+    for (const [id, heard] of this.peers) {
+      const drained = heard.info.draining === true || this.drains.get(id) === heard.info.instance;
+      if (heard.info.ready && !drained && now - heard.lastSeenMs <= this.deadAfterMs) ids.add(id);
+    }
+    if (this.self.ready && !this.self.draining && !this.stopped) ids.add(this.self.id);
     else ids.delete(this.self.id);
     return [...ids].sort();
   }
 
   /** Every member heard from recently, this node first (GET /controllers). */
-  list(): (KnownNode & { ready: boolean; version: string; appliedSeq: number })[] {
+  list(): (KnownNode & MemberInfo)[] {
     const now = Date.now();
     const peers = [...this.peers.values()]
       .filter((h) => h.info.id !== this.self.id && now - h.lastSeenMs <= this.deadAfterMs)
@@ -110,6 +123,20 @@ export class Membership implements NodeDirectory {
   /** The API base URLs of the live members, this node first (enrollment JWT `ctrls`). */
   onlineUrls(): string[] {
     return [...new Set(this.list().map((n) => n.baseUrl))];
+  }
+
+  /** True once this node was asked to drain. */
+  get draining(): boolean {
+    return this.self.draining === true;
+  }
+
+  /** Asks member `id` to drain: every node stops counting it as an owner at once, and the node
+   * itself announces `draining` from then on (so it stays out after the request expires). */
+  async requestDrain(id: string): Promise<void> {
+    const instance = id === this.self.id ? this.instance : this.peers.get(id)?.info.instance;
+    if (!instance) return;
+    if (id === this.self.id) this.update({ draining: true });
+    await this.kv.put(`${DRAIN_PREFIX}${id}`, JSON.stringify({ instance, requestedAt: new Date().toISOString() }));
   }
 
   /** Stops heartbeats and removes this node's key, so peers take its shards over at once. */
@@ -150,7 +177,9 @@ export class Membership implements NodeDirectory {
   private async follow(watcher: QueuedIterator<KvEntry>): Promise<void> {
     try {
       for await (const entry of watcher) {
-        if (entry.operation !== 'PUT') {
+        if (entry.key.startsWith(DRAIN_PREFIX)) {
+          this.heardDrain(entry.key.slice(DRAIN_PREFIX.length), entry.operation === 'PUT' ? drainedInstance(entry.string()) : undefined);
+        } else if (entry.operation !== 'PUT') {
           this.peers.delete(entry.key);
         } else {
           const info = parseMember(entry.string());
@@ -166,12 +195,33 @@ export class Membership implements NodeDirectory {
     }
   }
 
+  private heardDrain(id: string, instance: string | undefined): void {
+    if (!instance) {
+      this.drains.delete(id);
+      return;
+    }
+    this.drains.set(id, instance);
+    if (id === this.self.id && instance === this.instance && !this.self.draining) {
+      this.self = { ...this.self, draining: true };
+      void this.heartbeat();
+    }
+  }
+
   private check(): void {
     const ready = this.readyMembers();
     const key = ready.join(',');
     if (key === this.lastReady) return;
     this.lastReady = key;
     this.onChange?.(ready);
+  }
+}
+
+function drainedInstance(text: string): string | undefined {
+  try {
+    const instance = (JSON.parse(text) as { instance?: unknown }).instance;
+    return typeof instance === 'string' ? instance : undefined;
+  } catch {
+    return undefined;
   }
 }
 

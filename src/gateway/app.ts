@@ -18,6 +18,7 @@ import { NodeClient, type NodeClientOptions } from './node-client.js';
 import { addClientRoutes, addManagementRoutes } from './routes/index.js';
 import { addFabricRoutes, FABRIC_PATH } from './routes/fabric-routes.js';
 import { addMetricsRoute } from './routes/metrics-route.js';
+import { addHealthRoutes, HEALTH_PATHS, type HealthAnswer } from './routes/health-routes.js';
 import { dispatchByPrefix } from './routes/prefix-dispatch.js';
 import { indexRoutes } from './routes/route-index.js';
 import { CLIENT_PATH, MANAGEMENT_PATH, PRODUCT_VERSION, type BaseUrl } from './routes/info-routes.js';
@@ -33,6 +34,8 @@ export interface GatewayOptions {
   onRequest?: (entry: RequestReport) => void;
   /** Renders the Prometheus text served at GET /metrics (unauthenticated; see README). */
   metrics?: () => Promise<string>;
+  /** This node's liveness and readiness, served at GET /healthz and GET /readyz (unauthenticated). */
+  health?: () => HealthAnswer;
   /** Bounds concurrent logins (POST /authenticate); default: a fresh adaptive 5..250 window. */
   loginLimiter?: LoginLimiter;
   /** Slows failed password logins per username and source address; default: a fresh one. */
@@ -97,6 +100,7 @@ export function createGateway(opts: GatewayOptions): Koa {
   addFabricRoutes(fabric, node);
   const root = new Router();
   if (opts.metrics) addMetricsRoute(root, opts.metrics);
+  if (opts.health) addHealthRoutes(root, opts.health);
 
   indexRoutes(management, MANAGEMENT_PATH);
   indexRoutes(client, CLIENT_PATH);
@@ -111,11 +115,11 @@ export function createGateway(opts: GatewayOptions): Koa {
   return app;
 }
 
-/** Every request but the static ones (`/version`, `/metrics`) starts behind the read barrier, so
+/** Every request but the static ones (`/version`, `/metrics`, `/healthz`, `/readyz`) starts behind the read barrier, so
  * it sees every write acknowledged before it arrived, on whichever node acknowledged it. */
 function barrierMiddleware(barrier: () => Promise<void>): Koa.Middleware {
   return async (ctx, next) => {
-    if (!ctx.path.endsWith('/version') && ctx.path !== '/metrics') await barrier();
+    if (!ctx.path.endsWith('/version') && ctx.path !== '/metrics' && !HEALTH_PATHS.has(ctx.path)) await barrier();
     await next();
   };
 }

@@ -1,6 +1,7 @@
 // The metrics one node exposes at GET /metrics: HTTP requests by route template, logins and
 // their failures by reason, posture events, backpressure, and scrape-time gauges (actors and
-// mailboxes, log apply lag, worker pool, login limiter, process). No ids or names ever.
+// mailboxes, log apply lag, worker pool, login limiter, readiness, cluster membership and shard
+// ownership, snapshot transfers, process). No ids or names ever.
 
 import { Counter, Histogram, MetricsRegistry } from './metrics-registry.js';
 
@@ -11,6 +12,10 @@ export interface MetricSources {
   lastSeq?: () => Promise<number>;
   pool?: () => { threads: number; queueSize: number; completed: number };
   loginLimiter?: () => { window: number; inFlight: number };
+  /** Is the node ready (GET /readyz answers 200)? */
+  ready?: () => boolean;
+  /** Cluster mode: live members, ready members and the shards this node owns. */
+  cluster?: () => { members: number; readyMembers: number; shardsOwned: number };
 }
 
 /** Request latency buckets, in seconds. */
@@ -33,6 +38,11 @@ export class NodeMetrics {
   readonly postureEvents: Counter;
   /** Requests refused by backpressure, by where they were refused. */
   readonly rejections: Counter;
+  /**
+   * Replica snapshots streamed between nodes, for the snapshot transfer code to count:
+   * `snapshotTransfers.inc({ direction: 'sent' | 'received', result: 'ok' | 'failed' })`.
+   */
+  readonly snapshotTransfers: Counter;
 
   constructor(sources: MetricSources = {}) {
     const r = this.registry;
@@ -42,6 +52,8 @@ export class NodeMetrics {
     this.loginFailures = r.counter('weft_login_failures_total', 'Failed logins by method and reason (error code, cause category)', ['method', 'reason']);
     this.postureEvents = r.counter('weft_posture_events_total', 'Posture events by type and result', ['type', 'result']);
     this.rejections = r.counter('weft_backpressure_rejections_total', 'Writes refused with 429 by the actor host, by source', ['source']);
+    this.snapshotTransfers = r.counter('weft_snapshot_transfers_total', 'Replica snapshots streamed to or from a peer node, by direction and result', ['direction', 'result']);
+    for (const direction of ['sent', 'received']) this.snapshotTransfers.inc({ direction, result: 'ok' }, 0);
     this.addGauges(sources);
   }
 
@@ -98,6 +110,19 @@ export class NodeMetrics {
       const limiter = s.loginLimiter;
       r.gauge('weft_login_limiter_window', 'Concurrent logins currently admitted (adaptive, 5..250)', [], (g) => g.set({}, limiter().window));
       r.gauge('weft_login_limiter_in_flight', 'Logins under way', [], (g) => g.set({}, limiter().inFlight));
+    }
+    if (s.ready) {
+      const ready = s.ready;
+      r.gauge('weft_node_ready', '1 when the node is ready (caught up with the log, NATS connected), else 0', [], (g) => g.set({}, ready() ? 1 : 0));
+    }
+    if (s.cluster) {
+      const cluster = s.cluster;
+      r.gauge('weft_cluster_members', 'Cluster members heard from recently, by state', ['state'], (g) => {
+        const c = cluster();
+        g.set({ state: 'live' }, c.members);
+        g.set({ state: 'ready' }, c.readyMembers);
+      });
+      r.gauge('weft_cluster_shards_owned', 'Command shards this node owns', [], (g) => g.set({}, cluster().shardsOwned));
     }
     r.gauge('weft_process_resident_memory_bytes', 'Resident memory of the node process', [], (g) => g.set({}, process.memoryUsage().rss));
     r.gauge('weft_process_heap_used_bytes', 'V8 heap in use', [], (g) => g.set({}, process.memoryUsage().heapUsed));

@@ -8,6 +8,11 @@ export interface HealthReport {
   serving: boolean;
   nodeId: string;
   appliedSeq: number;
+  /** Cluster mode: the log's last sequence and this node's lag behind it. */
+  lastSeq?: number;
+  lag?: number;
+  /** Why the node is not serving (a stable code), when it is not. */
+  reason?: string;
 }
 
 /** The server's TLS material, PEM. caPem verifies client certificates when they are offered. */
@@ -54,6 +59,9 @@ function healthImplementation(health: () => HealthReport): grpc.UntypedServiceIm
         status: report.serving ? SERVING : NOT_SERVING,
         nodeId: report.nodeId,
         appliedSeq: report.appliedSeq,
+        lastSeq: report.lastSeq ?? 0,
+        lag: report.lag ?? 0,
+        reason: report.reason ?? '',
       });
     } catch {
       callback({ code: grpc.status.INTERNAL, details: 'health check failed' });

@@ -17,6 +17,7 @@ import { addNetworkRoutes } from './network-routes.js';
 import { addOpsRoutes } from './ops-routes.js';
 import { addIdentityMfaRoutes, addMfaRoutes } from './mfa-routes.js';
 import { addClientDiscoveryRoutes } from './client-discovery-routes.js';
+import { addClusterRoutes } from './cluster-routes.js';
 import { addClientPostureRoutes } from './client-posture-routes.js';
 import { addPostureCheckRoutes } from './posture-check-routes.js';
 import { addPostureDataRoutes } from './posture-data-routes.js';
@@ -37,6 +38,7 @@ export function addManagementRoutes(router: Router, node: NodeClient, baseUrl: B
   addPostureDataRoutes(router, node);
   addConfigRoutes(router, node);
   addOpsRoutes(router, node);
+  addClusterRoutes(router, node);
   addCaRoutes(router, node);
   addEnrollmentRoutes(router, node);
   addCurrentAuthenticatorRoutes(router, node);

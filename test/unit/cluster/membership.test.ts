@@ -73,6 +73,29 @@ describe('cluster membership and joining (real JetStream)', { timeout: 60_000 },
     await c.stop();
   });
 
+  it('a drained member owns nothing on every node at once, announces draining, and serves again after a restart', async () => {
+    const opts = { nc, clusterName: 'drains', intervalMs: 100, deadAfterMs: 400 };
+    const a = await Membership.open(self('a'), opts);
+    const b = await Membership.open(self('b'), opts);
+    const seenByB: string[][] = [];
+    await a.start();
+    await b.start((ready) => seenByB.push(ready));
+    await until(() => a.readyMembers().join() === 'a,b' && b.readyMembers().join() === 'a,b');
+    await a.requestDrain('b');
+    await until(() => a.readyMembers().join() === 'a' && b.readyMembers().join() === 'a');
+    assert.equal(b.draining, true);
+    assert.deepEqual(seenByB.at(-1), ['a'], 'the drained member itself gives its shards up');
+    await until(() => a.list().find((m) => m.id === 'b')?.draining === true);
+    // The same node id in a new process (after the drained one stopped) is a member again.
+    await b.stop();
+    const again = await Membership.open(self('b'), opts);
+    await again.start();
+    await until(() => a.readyMembers().join() === 'a,b' && again.readyMembers().join() === 'a,b');
+    assert.equal(again.draining, false);
+    await again.stop();
+    await a.stop();
+  });
+
   it('refuses a node id another live process heartbeats under', async () => {
     const opts = { nc, clusterName: 'dup', intervalMs: 100, deadAfterMs: 400 };
     const first = await Membership.open(self('same'), opts);

@@ -14,6 +14,9 @@ interface CheckHealthResponse {
   status: string;
   nodeId: string;
   appliedSeq: string;
+  lastSeq: string;
+  lag: string;
+  reason: string;
 }
 
 type HealthClient = grpc.Client & {
@@ -73,19 +76,22 @@ describe('GrpcServer', () => {
     const client = healthClient(localTarget(), grpc.credentials.createSsl(Buffer.from(pki.caCertPem)));
     try {
       const res = await checkHealth(client);
-      assert.deepEqual(res, { status: 'SERVING_STATUS_SERVING', nodeId: 'node-a', appliedSeq: '42' });
+      assert.deepEqual(res, { status: 'SERVING_STATUS_SERVING', nodeId: 'node-a', appliedSeq: '42', lastSeq: '0', lag: '0', reason: '' });
     } finally {
       client.close();
     }
   });
 
-  it('reflects the health callback: NOT_SERVING', async () => {
-    report = { serving: false, nodeId: 'node-a', appliedSeq: 7 };
+  it('reflects the health callback: NOT_SERVING with the lag and its reason', async () => {
+    report = { serving: false, nodeId: 'node-a', appliedSeq: 7, lastSeq: 300, lag: 293, reason: 'CATCHING_UP' };
     const client = healthClient(localTarget(), grpc.credentials.createSsl(Buffer.from(pki.caCertPem)));
     try {
       const res = await checkHealth(client);
       assert.equal(res.status, 'SERVING_STATUS_NOT_SERVING');
       assert.equal(res.appliedSeq, '7');
+      assert.equal(res.lastSeq, '300');
+      assert.equal(res.lag, '293');
+      assert.equal(res.reason, 'CATCHING_UP');
     } finally {
       client.close();
       report = { serving: true, nodeId: 'node-a', appliedSeq: 42 };
