@@ -61,24 +61,46 @@ async function readText(ctx: Context): Promise<string> {
       message: `unsupported content encoding ${JSON.stringify(encoding)}: send gzip, deflate or identity`,
     });
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
   try {
-    for await (const chunk of source as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > BODY_LIMIT_BYTES) throw new ApiError('REQUEST_ENTITY_TOO_LARGE');
-      chunks.push(chunk);
-    }
+    return (await collect(source)).toString('utf8');
   } catch (err) {
-    if (err instanceof ApiError) throw err;
-    if (source !== ctx.req) {
-      throw new ApiError('COULD_NOT_PARSE_BODY', { code: 'UNHANDLED', message: `the body is not valid ${encoding} data` });
-    }
-    throw err;
+    if (err instanceof ApiError || source === ctx.req) throw err;
+    throw new ApiError('COULD_NOT_PARSE_BODY', { code: 'UNHANDLED', message: `the body is not valid ${encoding} data` });
   } finally {
-    if (source !== ctx.req) source.destroy();
+    if (source !== ctx.req) {
+      ctx.req.unpipe(source as unknown as NodeJS.WritableStream);
+      source.destroy();
+    }
   }
-  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Reads a stream up to BODY_LIMIT_BYTES. Over the limit it stops reading but leaves the request
+ * open (Node discards the rest after the answer), so the client still gets its 413. */
+function collect(source: Readable): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (err: unknown, body?: Buffer) => {
+      source.off('data', onData);
+      source.off('end', onEnd);
+      // The error listener stays: a decoder may report more than one error, and an unheard one
+      // would be thrown.
+      if (err) reject(err);
+      else resolve(body!);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= BODY_LIMIT_BYTES) chunks.push(chunk);
+      else {
+        source.pause();
+        finish(new ApiError('REQUEST_ENTITY_TOO_LARGE'));
+      }
+    };
+    const onEnd = () => finish(undefined, Buffer.concat(chunks));
+    source.on('data', onData);
+    source.on('end', onEnd);
+    source.on('error', finish);
+  });
 }
 
 /** Parses JSON text after checking its nesting depth; both failures are 400 COULD_NOT_PARSE_BODY. */
