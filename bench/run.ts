@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { killAllCliNodes } from '../test/support/cli-node.js';
 import { BENCH_DIR } from './lib/harness.js';
 import { certificateIssuance } from './scenarios/certificates.js';
+import { clusterScenarios } from './scenarios/cluster.js';
 import { costCurve } from './scenarios/cost-curve.js';
 import { postureEvents } from './scenarios/posture.js';
 import { accessLarge, listLarge, loginsVsReads, sizeRatio, startLarge } from './scenarios/scale.js';
@@ -24,6 +25,7 @@ const SCENARIOS: Record<string, Scenario> = {
   posture: postureEvents,
   certificates: certificateIssuance,
   'cost-curve': costCurve,
+  cluster: clusterScenarios,
 };
 
 function format(rows: Row[]): string {
