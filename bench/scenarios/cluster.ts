@@ -13,6 +13,8 @@ import { startCluster, type Cluster, type ClusterNode } from '../../test/support
 import { createCsr, newKey } from '../../test/support/csr.js';
 import { BENCH_DIR, median, runLoad, runLoadMeasured, startBenchNode, type RunningNode } from '../lib/harness.js';
 import type { LoadResult, LoadSpec } from '../lib/loadgen.js';
+import { probeJetStream, streamSize } from '../lib/jetstream-probe.js';
+import { formatSummary, summarise } from '../lib/profile-summary.js';
 import { BENCH_ADMIN } from '../lib/seed.js';
 import { processCpuMicros } from '../lib/cpu.js';
 import { runDriver } from './posture.js';
@@ -27,6 +29,11 @@ const POSTURE_IN_FLIGHT = 64;
 const FAILOVER_RUNS = 3;
 const FAILOVER_LIMIT_MS = 20_000;
 const NODE_ENV = { WEFT_MAILBOX_SIZE: '1024' };
+/** WEFT_BENCH_CPU_PROFILE=<dir>: only the POST pairs run, and every node's main thread is
+ * profiled during the first pair's loads (bench/lib/cpu-profile-preload.ts, into <dir>); the
+ * profiles are summarised as self time by source file. */
+const PROFILE_DIR = process.env.WEFT_BENCH_CPU_PROFILE;
+const PRELOAD = new URL('../lib/cpu-profile-preload.js', import.meta.url).href;
 
 /** One management API request (path relative to /edge/management/v1, or a full URL). */
 type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any; text: string }>;
@@ -55,8 +62,9 @@ export async function clusterScenarios(ctx: ScenarioContext): Promise<Row[]> {
   process.once('exit', killNats);
   try {
     ctx.log('starting one embedded node and a cluster (3 NATS servers, 3 nodes, HAProxy)');
-    embedded = await startBenchNode(embeddedDir, { ...NODE_ENV, WEFT_ADMIN_PASSWORD: BENCH_ADMIN.password });
-    cluster = await startCluster({ env: NODE_ENV });
+    const env = PROFILE_DIR ? { ...NODE_ENV, NODE_OPTIONS: `--import=${PRELOAD}`, BENCH_PROFILE_DIR: PROFILE_DIR } : NODE_ENV;
+    embedded = await startBenchNode(embeddedDir, { ...env, WEFT_ADMIN_PASSWORD: BENCH_ADMIN.password });
+    cluster = await startCluster({ env });
     const one = embeddedSide(embedded);
     const three = await clusterSide(cluster);
     ctx.log('creating the same data on both');
@@ -69,6 +77,11 @@ export async function clusterScenarios(ctx: ScenarioContext): Promise<Row[]> {
       headers: { 'zt-session': side.token, 'content-type': 'application/json' },
       body: JSON.stringify({ name: `bench-${side.label}-${process.pid}-${run}-{i}`, type: 'Device', isAdmin: false, roleAttributes: ['team3'] }),
     })));
+    if (PROFILE_DIR) {
+      await profiles(ctx, cluster, embedded, PROFILE_DIR);
+      return rows;
+    }
+    rows.push(await jetStreamAlone(ctx, cluster));
     rows.push(await compareLoad(ctx, 'GET /identities/{id}, 3 nodes through HAProxy vs 1 embedded node', 0.8, one, three, embedded, cluster, (side) => ({
       method: 'GET',
       path: '/edge/management/v1/identities/{pick}',
@@ -225,8 +238,11 @@ async function compareLoad(
   const t: (LoadResult & { breakdown: Breakdown })[] = [];
   let run = 0;
   for (let i = 0; i < ctx.pairs; i++) {
+    const profiled = i === 0 ? [embeddedPid, ...clusterPids([embeddedPid]).nodes] : [];
+    toggleProfiles(profiled);
     b.push(await runLoadMeasured({ ...ctx.timing, connections: CONNECTIONS, origin: one.origin, caFile: one.caFile, ...spec(one, run++) }, embeddedPid));
     t.push(await runClusterLoad({ ...ctx.timing, connections: CONNECTIONS, origin: three.origin, caFile: three.caFile, ...spec(three, run++) }, [embeddedPid]));
+    toggleProfiles(profiled);
     ctx.log(`  pair ${i + 1}: embedded ${b[i].rps.toFixed(0)} req/s, cluster ${t[i].rps.toFixed(0)} req/s (${JSON.stringify(t[i].statuses)}, ${t[i].errors} errors)`);
   }
   await settle(cluster);
@@ -249,6 +265,44 @@ async function compareLoad(
     statuses: t[t.length - 1].statuses,
     errors: t.reduce((n, r) => n + r.errors, 0),
   };
+}
+
+/** The NATS cluster alone: appends of a log entry's size with 64 in flight, and the stream
+ * info round trip a read barrier makes. */
+async function jetStreamAlone(ctx: ScenarioContext, cluster: Cluster): Promise<Row> {
+  const log = await streamSize(cluster.nats.urls, `weft-${cluster.name}-log`);
+  const probe = await probeJetStream(cluster.nats.urls, { replicas: 3, inFlight: CONNECTIONS, bytes: Math.round(log.avgBytes), durationMs: ctx.timing.durationMs });
+  ctx.log(`JetStream alone: ${JSON.stringify(probe)}; log entries average ${log.avgBytes.toFixed(0)} bytes`);
+  return {
+    scenario: `JetStream alone: appends to an R3 stream, ${CONNECTIONS} in flight, ${Math.round(log.avgBytes)} bytes (a create's average log entry)`,
+    connections: CONNECTIONS,
+    rps: probe.appendsPerSecond,
+    p50: probe.appendP50,
+    p99: probe.appendP99,
+    value: `stream info (a read barrier's query), ${CONNECTIONS} in flight: ${probe.infoPerSecond.toFixed(0)}/s, p50 ${probe.infoP50.toFixed(2)} ms`,
+    target: 'reported',
+  };
+}
+
+/** Prints the summaries of the profiles taken during the first pair (see PROFILE_DIR). */
+async function profiles(ctx: ScenarioContext, cluster: Cluster, embedded: RunningNode, dir: string): Promise<void> {
+  const labels = new Map<number, string>([[embedded.node.proc.pid!, 'embedded node']]);
+  for (const pid of clusterPids([embedded.node.proc.pid!]).nodes) {
+    const node = cluster.nodes.find((n) => readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`WEFT_LISTEN=127.0.0.1:${n.port}`));
+    labels.set(pid, `cluster node ${node?.name ?? '?'}`);
+  }
+  await sleep(1_000);
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) {
+    const pid = Number(file.split('-')[0]);
+    if (!labels.has(pid)) continue;
+    const summary = summarise(join(dir, file));
+    ctx.log(`${labels.get(pid)} (${join(dir, file)}): ${summary.busyMs.toFixed(0)} ms busy\n${formatSummary(summary)}`);
+  }
+}
+
+/** SIGUSR2 to every node (starts or ends a profile, see PROFILE_DIR). */
+function toggleProfiles(pids: number[]): void {
+  if (PROFILE_DIR) for (const pid of pids) process.kill(pid, 'SIGUSR2');
 }
 
 // ---- failover ----
