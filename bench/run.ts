@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { killAllCliNodes } from '../test/support/cli-node.js';
 import { BENCH_DIR } from './lib/harness.js';
 import { certificateIssuance } from './scenarios/certificates.js';
+import { clusterScenarios } from './scenarios/cluster.js';
 import { costCurve } from './scenarios/cost-curve.js';
 import { memoryScale } from './scenarios/memory.js';
 import { postureEvents } from './scenarios/posture.js';
@@ -28,6 +29,7 @@ const SCENARIOS: Record<string, Scenario> = {
   certificates: certificateIssuance,
   'cost-curve': costCurve,
   'memory-scale': memoryScale,
+  cluster: clusterScenarios,
 };
 
 function format(rows: Row[]): string {

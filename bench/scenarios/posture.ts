@@ -55,7 +55,7 @@ async function certifyRouter(dataDir: string, routerId: string): Promise<{ certF
   return { certFile, keyFile };
 }
 
-function runDriver(spec: PostureDriverSpec): Promise<LoadResult> {
+export function runDriver(spec: PostureDriverSpec): Promise<LoadResult> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [DRIVER_JS, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
