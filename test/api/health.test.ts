@@ -6,11 +6,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiClient, startTestNode, type TestNode } from '../support/test-node.js';
 
+// An embedded node's answers (a cluster node's are tested in test/cluster/ and the cluster unit
+// tests): pinned to the embedded log even in the test command's cluster pass.
 describe('health and cluster status (embedded node)', () => {
   let node: TestNode;
   let root: ApiClient;
   before(async () => {
-    node = await startTestNode();
+    node = await startTestNode({ config: { clusterSecret: undefined } });
     root = new ApiClient(node.handle.url, (node.mgmt as any).dispatcher);
   });
   after(async () => {

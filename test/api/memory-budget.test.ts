@@ -89,13 +89,17 @@ function withoutWrittenIds(list: unknown[]): unknown[] {
   return JSON.parse(JSON.stringify(list), (key, value) => (varying.has(key) ? undefined : value));
 }
 
+// Copies of one data directory serve side by side: each keeps the template's local log (a
+// cluster's replicas belong to their cluster's log), even in the test command's cluster pass.
+const EMBEDDED_LOG = { clusterSecret: undefined };
+
 describe('a node under a memory budget far smaller than its data', () => {
   let template: string;
 
   before(async () => {
     template = await mkdtemp(join(tmpdir(), 'weft-budget-'));
     // The admin first (the test node's credentials), then the data through the log and apply path.
-    const first = await startTestNode({ dataDir: template });
+    const first = await startTestNode({ dataDir: template, config: EMBEDDED_LOG });
     await first.close();
     await seedDataDir(template, SIZES);
   });
@@ -107,7 +111,7 @@ describe('a node under a memory budget far smaller than its data', () => {
   async function serve(cacheMb: number): Promise<{ node: TestNode; dir: string }> {
     const dir = `${template}-${cacheMb}`;
     await cp(template, dir, { recursive: true });
-    return { node: await startTestNode({ dataDir: dir, config: { cacheMb } }), dir };
+    return { node: await startTestNode({ dataDir: dir, config: { cacheMb, ...EMBEDDED_LOG } }), dir };
   }
 
   it('answers every question as the same data served with the default budget, before and after writes', async () => {
