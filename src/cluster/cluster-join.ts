@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { NatsConnection } from 'nats';
 import { openKv } from './kv-bucket.js';
 import { seal, secretMatches, unseal, verifier } from './cluster-seal.js';
+import { clusterBucket } from './cluster-names.js';
 
 /** The cluster CA, in PEM. */
 export interface ClusterCa {
@@ -46,7 +47,7 @@ export class ClusterJoinError extends Error {}
 const RECORD_KEY = 'cluster';
 
 export async function joinCluster(opts: JoinOptions): Promise<Joined> {
-  const kv = await openKv(opts.nc, `weft-${opts.clusterName}-cluster`, { history: 1, replicas: opts.replicas });
+  const kv = await openKv(opts.nc, clusterBucket(opts.clusterName), { history: 1, replicas: opts.replicas });
   let entry = await kv.get(RECORD_KEY);
   if (!entry || entry.operation !== 'PUT') {
     const ca = await opts.createCa();

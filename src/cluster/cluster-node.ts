@@ -24,6 +24,7 @@ import { ReadBarrier } from './read-barrier.js';
 import { CommandOutcomes } from './command-outcomes.js';
 import type { NodeClientOptions } from '../gateway/node-client.js';
 import { ownedShards } from './shard-map.js';
+import { logStreamName } from './cluster-names.js';
 
 /** Cluster settings from the node's configuration. */
 export interface ClusterConfig {
@@ -101,7 +102,7 @@ export class ClusterNode {
   async openLog(): Promise<JetStreamLog<Command>> {
     const log = new JetStreamLog<Command>({
       nc: this.bus.connection,
-      stream: `weft-${this.config.name}-log`,
+      stream: logStreamName(this.config.name),
       subject: logSubject(this.config.name),
       replicas: this.config.replicas,
       maxAgeMs: this.config.logMaxAgeMs,

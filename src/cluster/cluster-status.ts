@@ -7,6 +7,7 @@ import { DEFAULT_SHARD_COUNT } from '../bus/subjects.js';
 import { ApiError } from '../errors.js';
 import type { Membership } from './membership.js';
 import { shardOwners } from './shard-map.js';
+import { logStreamName } from './cluster-names.js';
 
 /** One member in the status answer. */
 export interface MemberStatus {
@@ -122,7 +123,7 @@ export class ClusterStatus {
     try {
       const jsm = await this.opts.nc.jetstreamManager();
       // The stream ClusterNode.openLog opens.
-      const info = await jsm.streams.info(`weft-${this.opts.clusterName}-log`);
+      const info = await jsm.streams.info(logStreamName(this.opts.clusterName));
       return {
         name: info.config.name,
         firstSeq: info.state.first_seq,

@@ -2,6 +2,7 @@
 // (min(3, servers)) unless told otherwise. Several nodes may open the same bucket at once.
 
 import type { KV, KvOptions, NatsConnection } from 'nats';
+import { isTooFewServers } from '../log/jetstream-stream.js';
 
 /** Opens (creating if missing) the bucket; `replicas` undefined = try 3, then 2, then 1. */
 export async function openKv(nc: NatsConnection, bucket: string, opts: Partial<KvOptions> & { replicas?: number }): Promise<KV> {
@@ -13,15 +14,8 @@ export async function openKv(nc: NatsConnection, bucket: string, opts: Partial<K
       return await js.views.kv(bucket, { ...opts, replicas });
     } catch (err) {
       last = err;
-      if (!isReplicaRefusal(err)) throw err;
+      if (!isTooFewServers(err)) throw err;
     }
   }
   throw last;
-}
-
-/** nats-server refuses more replicas than it has servers: "replicas > 1 not supported in
- * non-clustered mode" (one server) or "insufficient resources" (too few servers). */
-export function isReplicaRefusal(err: unknown): boolean {
-  const message = err instanceof Error ? err.message : String(err);
-  return /replicas|insufficient resources|no suitable peers/i.test(message);
 }

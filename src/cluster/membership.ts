@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { KV, KvEntry, NatsConnection, QueuedIterator } from 'nats';
 import type { KnownNode, NodeAnnouncement, NodeDirectory } from '../actors/node-registry.js';
 import { openKv } from './kv-bucket.js';
+import { membersBucket } from './cluster-names.js';
 
 /** What a member announces in its heartbeat. */
 export interface MemberInfo extends NodeAnnouncement {
@@ -71,7 +72,7 @@ export class Membership implements NodeDirectory {
 
   /** Opens the members bucket; refuses (NodeIdInUseError) when the node id is live elsewhere. */
   static async open(self: Omit<MemberInfo, 'instance'>, opts: MembershipOptions): Promise<Membership> {
-    const kv = await openKv(opts.nc, `weft-${opts.clusterName}-members`, { history: 1, ttl: 60_000, replicas: opts.replicas });
+    const kv = await openKv(opts.nc, membersBucket(opts.clusterName), { history: 1, ttl: 60_000, replicas: opts.replicas });
     const membership = new Membership(kv, self, opts);
     await membership.assertIdFree();
     return membership;

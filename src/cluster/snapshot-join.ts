@@ -10,6 +10,7 @@ import { fetchSnapshot, grpcTarget, type ReceivedSnapshot, type SnapshotClientTl
 import { APPLIED_SEQ_KEY } from '../store/keys.js';
 import { LevelKv } from '../store/level-kv.js';
 import { openKv } from './kv-bucket.js';
+import { logStreamName, membersBucket } from './cluster-names.js';
 
 /** A member that may serve a snapshot. */
 export interface SnapshotPeer {
@@ -62,7 +63,7 @@ export class SnapshotJoinError extends Error {}
  * waiting up to peerWaitMs for one (SnapshotJoinError after that).
  */
 export async function prepareReplica(opts: SnapshotJoinOptions): Promise<JoinOutcome> {
-  const bounds = await (opts.bounds ?? (() => logBounds(opts.nc, `weft-${opts.clusterName}-log`)))();
+  const bounds = await (opts.bounds ?? (() => logBounds(opts.nc, logStreamName(opts.clusterName))))();
   if (!bounds || bounds.lastSeq === 0) return { joined: false, reason: 'first-node' };
   const applied = await readAppliedSeq(opts.replicaDir);
   const trimmed = applied + 1 < bounds.firstSeq;
@@ -143,7 +144,7 @@ async function logBounds(nc: NatsConnection, stream: string): Promise<LogBounds 
 /** Ready members heard from recently, read from the members bucket (this node has not joined
  * yet): a watch delivers every current value, as membership.ts reads them. */
 async function readyPeers(nc: NatsConnection, clusterName: string): Promise<SnapshotPeer[]> {
-  const kv = await openKv(nc, `weft-${clusterName}-members`, { history: 1, ttl: 60_000 });
+  const kv = await openKv(nc, membersBucket(clusterName), { history: 1, ttl: 60_000 });
   const latest = new Map<string, KvEntry>();
   let initialized!: () => void;
   const current = new Promise<void>((resolve) => (initialized = resolve));

@@ -65,7 +65,7 @@ async function ensureStream(jsm: JetStreamManager, opts: LogStreamOptions): Prom
         const raced = await streamInfo(jsm, opts.stream); // created meanwhile, perhaps with other replicas
         if (raced) return retained(jsm, opts, checked(opts, raced));
       }
-      if (replicas === undefined && r > 1 && code !== undefined && TOO_FEW_SERVERS.has(code)) continue;
+      if (replicas === undefined && r > 1 && isTooFewServers(err)) continue;
       throw err;
     }
   }
@@ -113,6 +113,12 @@ function checked(opts: LogStreamOptions, info: StreamInfo): StreamInfo {
     throw new Error(`JetStreamLog: stream ${opts.stream} exists without subject ${opts.subject}`);
   }
   return info;
+}
+
+/** JetStream refused more replicas than the NATS cluster has servers for. */
+export function isTooFewServers(err: unknown): boolean {
+  const code = apiErrorCode(err);
+  return code !== undefined && TOO_FEW_SERVERS.has(code);
 }
 
 /** A JetStream API request that went unanswered, or JetStream is still electing its leader. */
