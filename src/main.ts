@@ -178,7 +178,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     }),
   });
   const actors = new ActorHost(bus, {
-    mailboxSize: config.mailboxSize, maxInFlight: 10_000, scope, sharded: cluster !== undefined, onReject: (source) => metrics.rejections.inc({ source }),
+    mailboxSize: config.mailboxSize, maxInFlight: 10_000, scope, sharded: cluster && { waitApplied: (seq) => cluster.waitApplied(replica, seq) }, onReject: (source) => metrics.rejections.inc({ source }),
   });
   const registry = membership ? undefined : new NodeRegistry(bus, announcement, { onError: (err) => log.warn('heartbeat failed', { error: err }) });
   const nodes: NodeDirectory = membership ?? registry!;

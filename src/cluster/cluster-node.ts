@@ -157,15 +157,25 @@ export class ClusterNode {
   }
 
   /** How this node's commands behave in the cluster: they wait for a shard owner during a
-   * hand-over, pass the read barrier after their answer, and recover lost answers. */
+   * hand-over, tell the owner how far this node has applied the log, wait after their answer
+   * until this node applied what the command appended, and recover lost answers. */
   commandOptions(replica: Replica, barrier: ReadBarrier): NodeClientOptions {
     const outcomes = new CommandOutcomes(replica, barrier);
     return {
       handoverMs: HANDOVER_MS,
-      afterCommand: () => barrier.sync(),
+      appliedSeq: () => replica.appliedSeq,
+      waitApplied: (seq) => this.waitApplied(replica, seq),
       recover: (rid, settledBy) => outcomes.outcome(rid, settledBy),
       commandTtlMs: COMMAND_TTL_MS,
     };
+  }
+
+  /** Waits until the replica has applied `seq`: 503 CATCHING_UP after APPLY_WAIT_MS. */
+  async waitApplied(replica: Replica, seq: number): Promise<void> {
+    if (replica.appliedSeq >= seq) return;
+    await replica.waitFor(seq, APPLY_WAIT_MS).catch(() => {
+      throw new ApiError('SERVICE_UNAVAILABLE', { code: 'CATCHING_UP', message: `this node has not applied the cluster log up to ${seq} yet` });
+    });
   }
 
   /** Follows the cluster log into the replica. A replica that cannot apply (disk full, a
@@ -196,11 +206,7 @@ export class ClusterNode {
         if (err instanceof ApiError) throw err;
         throw new ApiError('SERVICE_UNAVAILABLE', { code: 'NATS_UNREACHABLE', message: `the cluster log cannot be read now: ${err instanceof Error ? err.message : String(err)}` });
       }),
-      waitApplied: async (seq) => {
-        await replica.waitFor(seq, APPLY_WAIT_MS).catch(() => {
-          throw new ApiError('SERVICE_UNAVAILABLE', { code: 'CATCHING_UP', message: `this node has not applied the cluster log up to ${seq} yet` });
-        });
-      },
+      waitApplied: (seq) => this.waitApplied(replica, seq),
     });
   }
 }
