@@ -11,14 +11,11 @@ import { ActorHost, type Actor, type ActorMessage } from '../../../src/actors/ac
 import { Proposer } from '../../../src/actors/proposer.js';
 import { MemoryBus } from '../../../src/bus/memory-bus.js';
 import { DEFAULT_SHARD_COUNT, entitySubject } from '../../../src/bus/subjects.js';
-import type { Command } from '../../../src/domain/commands.js';
 import { resourceOf } from '../../../src/domain/registry.js';
 import { ApiError } from '../../../src/errors.js';
 import { NodeClient } from '../../../src/gateway/node-client.js';
-import { MemoryLog } from '../../../src/log/memory-log.js';
-import { MemoryKv } from '../../../src/store/memory-kv.js';
 import { Replica } from '../../../src/store/replica.js';
-import { record } from '../../support/memory-store.js';
+import { memoryStore, record } from '../../support/memory-store.js';
 
 const open: Array<() => Promise<void>> = [];
 
@@ -55,15 +52,8 @@ interface Setup {
 }
 
 async function setup(): Promise<Setup> {
-  const kv = new MemoryKv();
-  await kv.open();
-  const replica = new Replica(kv);
-  await replica.open();
-  const log = new MemoryLog<Command>();
-  await log.open();
-  const following = log.followBatches(0, (entries) => replica.applyBatch(entries));
+  const { replica, proposer, close } = await memoryStore({ nodeId: 'owner', commandTtlMs: 8_000 });
   const bus = new MemoryBus();
-  const proposer = new Proposer(log, replica, 'owner', 8_000);
   const s = { bus, replica, handled: [] as string[], ownerWaits: [] as number[], requesterWaits: [] as number[] } as Setup;
   const host = new ActorHost(bus, {
     mailboxSize: 8,
@@ -84,7 +74,7 @@ async function setup(): Promise<Setup> {
     },
     recover: async () => 'none',
   });
-  open.push(() => following.close(), () => host.close(), () => bus.close());
+  open.push(close, () => host.close(), () => bus.close());
   return s;
 }
 
