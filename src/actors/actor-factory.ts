@@ -4,6 +4,7 @@
 import type { Replica } from '../store/replica.js';
 import type { WorkerPool } from '../workers/pool.js';
 import type { Actor } from './actor-host.js';
+import { ApiSessionCertificateCatalog } from './api-session-certificate-catalog.js';
 import { AuthenticatorCatalog } from './authenticator-catalog.js';
 import { AuthPolicyCatalog } from './auth-policy-catalog.js';
 import { CaCatalog } from './ca-catalog.js';
@@ -87,6 +88,8 @@ export function createCatalogActor(kind: string, deps: ActorDeps): Actor {
       return new AuthPolicyCatalog(deps);
     case 'terminators':
       return new TerminatorCatalog(deps);
+    case 'api-session-certificates':
+      return new ApiSessionCertificateCatalog(deps);
     default:
       return new CatalogActor(kind, deps.writer);
   }

@@ -1,0 +1,67 @@
+// Client API `/current-api-session/certificates`: the caller's session signs a CSR into a 12-hour
+// client certificate, lists, reads and deletes its own. Another session's certificate is 404.
+
+import type { Context } from 'koa';
+import type Router from '@koa/router';
+import { resourceOf } from '../../domain/registry.js';
+import { ApiError } from '../../errors.js';
+import { sendData, sendEmpty } from '../envelope.js';
+import { jsonBody } from '../middleware/body.js';
+import { requireCaller } from '../middleware/session.js';
+import type { NodeClient } from '../node-client.js';
+import { listParams, type ListReply } from './resource-routes.js';
+
+const KIND = 'api-session-certificates';
+const BASE = '/current-api-session/certificates';
+
+type Wire = Record<string, unknown>;
+
+export function addSessionCertificateRoutes(router: Router, node: NodeClient): void {
+  const decl = resourceOf(KIND);
+  /** The certificate, when it belongs to the caller's session (else 404). */
+  const own = async (ctx: Context, id: string): Promise<Wire> => {
+    const caller = requireCaller(ctx);
+    const filter = `id = "${quoted(id)}" and apiSessionId = "${quoted(caller.apiSessionId)}"`;
+    const page = await node.query<ListReply>({ op: 'list', kind: KIND, params: { filter }, viewer: {} });
+    const cert = (page.data as Wire[])[0];
+    if (!cert) throw new ApiError('NOT_FOUND');
+    return cert;
+  };
+
+  router.get(BASE, async (ctx) => {
+    const caller = requireCaller(ctx);
+    const params = listParams(ctx);
+    const scope = `apiSessionId = "${quoted(caller.apiSessionId)}"`;
+    const filter = typeof params.filter === 'string' && params.filter.trim() !== '' ? `(${params.filter}) and ${scope}` : scope;
+    const page = await node.query<ListReply>({ op: 'list', kind: KIND, params: { ...params, filter }, viewer: {} });
+    sendData(ctx, (page.data as Wire[]).map(present), page.meta);
+  });
+  router.post(BASE, async (ctx) => {
+    const caller = requireCaller(ctx);
+    const csr = (jsonBody(ctx) as { csr?: unknown } | undefined)?.csr;
+    const created = await node.command<{ id: string; certificate: string; cas: string }>(decl, 'create', '', { body: { apiSessionId: caller.apiSessionId, csr } });
+    sendData(ctx, { id: created.id, _links: links(created.id), certificate: created.certificate, cas: created.cas }, {}, 201);
+  });
+  router.get(`${BASE}/:id`, async (ctx) => {
+    sendData(ctx, present(await own(ctx, ctx.params.id)));
+  });
+  router.delete(`${BASE}/:id`, async (ctx) => {
+    const cert = await own(ctx, ctx.params.id);
+    await node.command(decl, 'delete', String(cert.id));
+    sendEmpty(ctx);
+  });
+}
+
+/** The upstream detail: the stored fields, with links under the current API session. */
+function present(wire: Wire): Wire {
+  const { apiSessionId: _session, ...rest } = wire;
+  return { ...rest, _links: links(String(wire.id)) };
+}
+
+function links(id: string): Record<string, { href: string }> {
+  return { self: { href: `.${BASE}/${encodeURIComponent(id)}` } };
+}
+
+function quoted(text: string): string {
+  return text.replace(/["\\]/g, '');
+}
