@@ -55,6 +55,7 @@ export class IdentityActor implements Actor {
         return this.loginPassword(msg);
       case 'enroll':
       case 'enrollCa':
+      case 'enrollToken':
       case 'loginCert':
       case 'extendCert':
       case 'extendCertVerify':
