@@ -22,6 +22,7 @@ import './mfa/mfa-session-fields.js';
 import { PostureCheckCatalog } from './posture-check-catalog.js';
 import type { PostureRuntime } from './posture/posture-runtime.js';
 import type { Proposer } from './proposer.js';
+import { RevocationCatalog } from './revocation-catalog.js';
 import { RouterCatalog } from './router-catalog.js';
 import { TerminatorCatalog } from './terminator-catalog.js';
 import type { NodeMetrics } from '../ops/node-metrics.js';
@@ -90,6 +91,8 @@ export function createCatalogActor(kind: string, deps: ActorDeps): Actor {
       return new TerminatorCatalog(deps);
     case 'api-session-certificates':
       return new ApiSessionCertificateCatalog(deps);
+    case 'revocations':
+      return new RevocationCatalog(deps);
     default:
       return new CatalogActor(kind, deps.writer);
   }
