@@ -209,5 +209,9 @@ describe('upstream operations', () => {
     assert.equal(data.body.data.os.lastUpdatedAt, '0001-01-01T00:00:00.000Z');
     const routers = await node.mgmt.get('/edge-routers', admin());
     for (const router of routers.body.data) assert.equal(typeof router.fingerprint, 'string');
+    const sessions = await node.mgmt.get('/api-sessions', admin());
+    for (const session of sessions.body.data) assert.equal(session.token, '', 'tokens are kept as hashes only');
+    const own = await node.mgmt.get('/current-api-session', admin());
+    assert.equal(own.body.data.token, admin());
   });
 });
