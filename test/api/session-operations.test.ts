@@ -115,6 +115,18 @@ describe('/current-api-session/certificates', () => {
     assert.deepEqual((await node.client.get('/current-api-session/certificates', token)).body.data, []);
   });
 
+  it('a filter narrows the list and cannot widen it past the session', async () => {
+    const other = await node.createUser('session-cert-filter');
+    assert.equal((await node.client.post('/current-api-session/certificates', { csr: createCsr(newKey('ec'), 'not-mine') }, other.token)).status, 201);
+    const named = await node.client.get(`/current-api-session/certificates?filter=${encodeURIComponent('subject = "CN=session-cert"')}`, user.token);
+    assert.deepEqual(named.body.data.map((c: { id: string }) => c.id), [certId]);
+    const escape = await node.client.get(`/current-api-session/certificates?filter=${encodeURIComponent('true) or (true')}`, user.token);
+    assert.equal(escape.status, 400, escape.text);
+    assert.equal(escape.body.error.code, 'INVALID_FILTER');
+    const quoted = await node.client.get(`/current-api-session/certificates?filter=${encodeURIComponent('subject = ")" or true')}`, user.token);
+    assert.ok(quoted.status === 400 || quoted.body.data.every((c: { id: string }) => c.id === certId), quoted.text);
+  });
+
   it('refuses a body without a usable CSR 400 COULD_NOT_PROCESS_CSR', async () => {
     const res = await node.client.post('/current-api-session/certificates', { csr: 'nope' }, user.token);
     assert.equal(res.status, 400, res.text);

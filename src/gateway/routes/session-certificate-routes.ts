@@ -4,7 +4,7 @@
 import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { resourceOf } from '../../domain/registry.js';
-import { ApiError } from '../../errors.js';
+import { ApiError, invalidFilter } from '../../errors.js';
 import { sendData, sendEmpty } from '../envelope.js';
 import { jsonBody } from '../middleware/body.js';
 import { requireCaller } from '../middleware/session.js';
@@ -32,7 +32,10 @@ export function addSessionCertificateRoutes(router: Router, node: NodeClient): v
     const caller = requireCaller(ctx);
     const params = listParams(ctx);
     const scope = `apiSessionId = "${quoted(caller.apiSessionId)}"`;
-    const filter = typeof params.filter === 'string' && params.filter.trim() !== '' ? `(${params.filter}) and ${scope}` : scope;
+    const own = typeof params.filter === 'string' && params.filter.trim() !== '' ? params.filter : undefined;
+    // The caller's filter becomes one group ANDed with the scope: it must not close the group.
+    if (own !== undefined && !isBalanced(own)) throw invalidFilter('unbalanced parentheses');
+    const filter = own === undefined ? scope : `${scope} and (${own})`;
     const page = await node.query<ListReply>({ op: 'list', kind: KIND, params: { ...params, filter }, viewer: {} });
     sendData(ctx, (page.data as Wire[]).map(present), page.meta);
   });
@@ -60,6 +63,22 @@ function present(wire: Wire): Wire {
 
 function links(id: string): Record<string, { href: string }> {
   return { self: { href: `.${BASE}/${encodeURIComponent(id)}` } };
+}
+
+/** Parentheses outside string literals pair up, never closing more than were opened. */
+function isBalanced(filter: string): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < filter.length; i++) {
+    const c = filter[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth < 0) return false;
+  }
+  return depth === 0 && !inString;
 }
 
 function quoted(text: string): string {
