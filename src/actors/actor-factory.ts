@@ -4,6 +4,7 @@
 import type { Replica } from '../store/replica.js';
 import type { WorkerPool } from '../workers/pool.js';
 import type { Actor } from './actor-host.js';
+import { ApiSessionCertificateCatalog } from './api-session-certificate-catalog.js';
 import { AuthenticatorCatalog } from './authenticator-catalog.js';
 import { AuthPolicyCatalog } from './auth-policy-catalog.js';
 import { CaCatalog } from './ca-catalog.js';
@@ -21,6 +22,7 @@ import './mfa/mfa-session-fields.js';
 import { PostureCheckCatalog } from './posture-check-catalog.js';
 import type { PostureRuntime } from './posture/posture-runtime.js';
 import type { Proposer } from './proposer.js';
+import { RevocationCatalog } from './revocation-catalog.js';
 import { RouterCatalog } from './router-catalog.js';
 import { TerminatorCatalog } from './terminator-catalog.js';
 import type { NodeMetrics } from '../ops/node-metrics.js';
@@ -87,6 +89,10 @@ export function createCatalogActor(kind: string, deps: ActorDeps): Actor {
       return new AuthPolicyCatalog(deps);
     case 'terminators':
       return new TerminatorCatalog(deps);
+    case 'api-session-certificates':
+      return new ApiSessionCertificateCatalog(deps);
+    case 'revocations':
+      return new RevocationCatalog(deps);
     default:
       return new CatalogActor(kind, deps.writer);
   }

@@ -11,6 +11,7 @@ import { createIdentity } from './credentials/identity-create.js';
 import { handleCredentialCommand } from './credentials/identity-credentials.js';
 import { loginExtJwt } from './ext-jwt-login.js';
 import { handleMfaCommand } from './mfa/mfa-commands.js';
+import { createTotpToken } from './mfa/totp-token.js';
 import { handlePostureCommand } from './posture/posture-commands.js';
 import type { PostureRuntime } from './posture/posture-runtime.js';
 
@@ -54,6 +55,7 @@ export class IdentityActor implements Actor {
         return this.loginPassword(msg);
       case 'enroll':
       case 'enrollCa':
+      case 'enrollToken':
       case 'loginCert':
       case 'extendCert':
       case 'extendCertVerify':
@@ -67,6 +69,8 @@ export class IdentityActor implements Actor {
       case 'mfaDelete':
       case 'mfaRemove':
         return handleMfaCommand({ identityId: this.id, replica: this.deps.replica, proposer: this.deps.proposer }, msg);
+      case 'mfaTotpToken':
+        return createTotpToken(this.deps, this.id, msg);
       case 'postureResponses':
       case 'postureSnapshot':
       case 'postureData':

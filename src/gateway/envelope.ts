@@ -7,7 +7,7 @@ import { NO_LIMIT_REPORTED } from '../domain/paging.js';
 export const API_META = { apiVersion: '0.0.1', apiEnrollmentVersion: '0.0.1' } as const;
 
 /** What `ctx.type = 'application/json'` sets, without the MIME lookup on every response. */
-const JSON_TYPE = 'application/json; charset=utf-8';
+export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Writes `{data, meta}`; `meta` extends the API versions (pagination, filterableFields). */
 export function sendData(ctx: Context, data: unknown, meta: Record<string, unknown> = {}, status = 200): void {

@@ -1,5 +1,5 @@
-// TOTP MFA: the caller's own enrollment under /current-identity/mfa and `POST /authenticate/mfa`
-// (both APIs), and the admin's `DELETE /identities/{id}/mfa` (management). Writes go to the
+// TOTP MFA: the caller's own enrollment under /current-identity/mfa, `POST /authenticate/mfa` and
+// TOTP tokens (both APIs), and the admin's `DELETE /identities/{id}/mfa` (management). Writes go to the
 // identity's actor, reads to the query handler; codes arrive in a body `code` or the
 // `mfa-validation-code` header.
 
@@ -59,6 +59,11 @@ export function addMfaRoutes(router: Router, node: NodeClient): void {
     requireCaller(ctx);
     await own(ctx, 'mfaRegenerateCodes', requiredCode(jsonBody(ctx)));
     sendEmpty(ctx);
+  });
+  // A signed proof that the caller's session passed a TOTP check now (posture responses use it).
+  router.post('/current-api-session/totp-token', async (ctx) => {
+    requireCaller(ctx);
+    sendData(ctx, await own(ctx, 'mfaTotpToken', optionalCode(jsonBody(ctx)) ?? ''));
   });
   router.post('/authenticate/mfa', async (ctx) => {
     requireCaller(ctx);
