@@ -73,22 +73,24 @@ export async function stallLarge(ctx: ScenarioContext): Promise<Row[]> {
   try {
     const rows: Row[] = [];
     const jobs: [string, () => Promise<void>][] = [
-      ['integrity check', () => integrityCheck(node)],
-      ['limit=-1 list', () => unpagedList(node, ctx.log)],
+      // The floor the machine itself sets: the same loop with no job running, for 10 s.
+      ['10 s without a job (baseline)', () => new Promise((resolve) => setTimeout(resolve, 10_000))],
+      ['an integrity check', () => integrityCheck(node)],
+      ['a limit=-1 list', () => unpagedList(node, ctx.log)],
     ];
     for (const [name, job] of jobs) {
       const r = await versionWaits(node, job);
       const load = loadavg()[0].toFixed(1);
       ctx.log(`${name}: ${(r.jobMs / 1000).toFixed(1)} s, ${r.count} /version answers, median wait ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, longest ${r.maxMs.toFixed(1)} ms (load average ${load})`);
       rows.push({
-        scenario: `longest /version wait during a ${name} over 100,000 identities (job ${(r.jobMs / 1000).toFixed(1)} s, ${r.count} answers, load average ${load})`,
+        scenario: `longest /version wait during ${name} over 100,000 identities (job ${(r.jobMs / 1000).toFixed(1)} s, ${r.count} answers, load average ${load})`,
         connections: 1,
         rps: r.count / (r.jobMs / 1000),
         p50: r.p50Ms,
         p99: r.p99Ms,
         value: `${r.maxMs.toFixed(1)} ms`,
-        target: `≤ ${TARGET_MS} ms`,
-        pass: r.maxMs <= TARGET_MS,
+        target: name.includes('baseline') ? 'reported' : `≤ ${TARGET_MS} ms`,
+        pass: name.includes('baseline') ? undefined : r.maxMs <= TARGET_MS,
       });
     }
     return rows;
