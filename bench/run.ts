@@ -11,6 +11,7 @@ import { costCurve } from './scenarios/cost-curve.js';
 import { memoryScale } from './scenarios/memory.js';
 import { postureEvents } from './scenarios/posture.js';
 import { joinLarge } from './scenarios/snapshot-join.js';
+import { stallLarge } from './scenarios/stall.js';
 import { accessLarge, listLarge, loginsVsReads, sizeRatio, startLarge } from './scenarios/scale.js';
 import { createIdentity, getIdentity, getIdentityNats } from './scenarios/throughput.js';
 import type { Row, Scenario, ScenarioContext } from './scenarios/types.js';
@@ -24,6 +25,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'access-100k': accessLarge,
   'logins-vs-reads': loginsVsReads,
   'start-100k': startLarge,
+  'stall-100k': stallLarge,
   'join-100k': joinLarge,
   posture: postureEvents,
   certificates: certificateIssuance,

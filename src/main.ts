@@ -280,6 +280,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
       await sessions.stop().catch((err) => log.warn('final session flush failed', { error: err }));
       await integrity.close();
       await querySub.unsubscribe();
+      queries.close();
       await actors.close();
       await bus.close();
       await applying.close();

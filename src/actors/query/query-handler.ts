@@ -25,6 +25,7 @@ import { registerAccessDecorators } from './access-decorators.js';
 import { answerConfigQuery, decorateConfig, decorateServiceConfigs } from './config-queries.js';
 import { answerCredentialQuery, registerCredentialDecorators } from './credential-queries.js';
 import { answerEnrollmentQuery, registerEnrollmentDecorators } from './enrollment-queries.js';
+import { ListCursors } from './list-cursors.js';
 import { Presenter, type Viewer } from './present.js';
 import { RenderCache } from './render-cache.js';
 import { presentPostureCheck } from './present-posture-checks.js';
@@ -75,6 +76,8 @@ export class QueryHandler {
   /** When this node last applied a write other than session bookkeeping (or started): the
    * client API's `service-updates`, which SDKs poll to know when to re-read their services. */
   private lastChangeAt = new Date().toISOString();
+  /** Unpaged lists answered chunk by chunk (`stream` lists, then `listNext`). */
+  private readonly cursors = new ListCursors();
   /** Node-local features answering queries under their own prefix (`ops.` → OpsHandler). */
   private readonly delegates = new Map<string, (msg: Record<string, unknown>) => Promise<unknown>>();
 
@@ -134,9 +137,14 @@ export class QueryHandler {
         return new JsonText(this.rendered.fresh(kind, id, viewerKey(viewer)) ?? (await this.getJson(kind, id, viewer)));
       }
       case 'list':
-        return this.list(String(msg.kind), (msg.params ?? {}) as ListParams, viewerOf(msg));
+        return this.list(String(msg.kind), (msg.params ?? {}) as ListParams, viewerOf(msg), undefined, msg.stream === true);
       case 'related':
-        return this.related(msg.parent as { kind: string; id: string }, String(msg.kind), (msg.params ?? {}) as ListParams, viewerOf(msg));
+        return this.related(msg.parent as { kind: string; id: string }, String(msg.kind), (msg.params ?? {}) as ListParams, viewerOf(msg), msg.stream === true);
+      case 'listNext':
+        return this.cursors.next(String(msg.cursor));
+      case 'listClose':
+        this.cursors.close(String(msg.cursor));
+        return {};
       case 'clientServices':
       case 'clientServiceVisible':
       case 'clientSessions':
@@ -203,7 +211,9 @@ export class QueryHandler {
     return { record, wire: await this.presenter.present(kind, record, viewer) };
   }
 
-  private async list(kind: string, params: ListParams, viewer: Viewer, scope?: Scope): Promise<unknown> {
+  /** A list page; with `stream`, an unpaged list answers `{cursor, meta}` instead (no data and
+   * no totalCount yet) and its items come from `listNext`. */
+  private async list(kind: string, params: ListParams, viewer: Viewer, scope?: Scope, stream = false): Promise<unknown> {
     if (!scope && params.roleFilter && params.roleFilter.length > 0) {
       scope = await this.access.roleFilterScope(kind, params.roleFilter, params.roleSemantic);
     }
@@ -212,24 +222,29 @@ export class QueryHandler {
       limit: parsePagingParam('limit', params.limit),
       offset: parsePagingParam('offset', params.offset),
     });
+    const limit = page.limit === 'none' ? NO_LIMIT_REPORTED : page.limit;
+    const filterable = filterableFields(resourceOf(kind));
+    if (stream && page.limit === 'none') {
+      const present = (records: Entity[]) => this.presenter.presentAll(kind, records, viewer);
+      const cursor = this.cursors.open(this.engine.stream(kind, query, scope), present, page.offset);
+      return { cursor, meta: { filterableFields: filterable, pagination: { limit, offset: page.offset } } };
+    }
     const result = await this.engine.list(kind, query, page, scope);
     return {
       data: await this.presenter.presentAll(kind, result.items, viewer),
-      meta: {
-        filterableFields: filterableFields(resourceOf(kind)),
-        pagination: {
-          limit: result.limit === 'none' ? NO_LIMIT_REPORTED : result.limit,
-          offset: result.offset,
-          totalCount: result.total,
-        },
-      },
+      meta: { filterableFields: filterable, pagination: { limit, offset: result.offset, totalCount: result.total } },
     };
   }
 
   /** `/<parent>/{id}/<child>` as RELATIONS derives it; 404 when the parent is missing. */
-  private async related(parent: { kind: string; id: string }, kind: string, params: ListParams, viewer: Viewer): Promise<unknown> {
+  private async related(parent: { kind: string; id: string }, kind: string, params: ListParams, viewer: Viewer, stream = false): Promise<unknown> {
     const scope = await this.access.relationScope(parent, kind, params.policyType);
-    return this.list(kind, params, viewer, scope);
+    return this.list(kind, params, viewer, scope, stream);
+  }
+
+  /** Closes the open list cursors (node shutdown). */
+  close(): void {
+    this.cursors.closeAll();
   }
 
   private async sessionOf(token: string): Promise<{ session: Entity; identity: Entity }> {

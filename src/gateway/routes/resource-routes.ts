@@ -5,16 +5,13 @@ import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { newId } from '../../domain/ids.js';
 import type { ResourceDecl } from '../../domain/resource.js';
-import { sendCreated, sendData, sendDataJson, sendEmpty } from '../envelope.js';
+import { sendCreated, sendDataJson, sendEmpty } from '../envelope.js';
+import { sendList } from '../list-answer.js';
 import { jsonBody } from '../middleware/body.js';
 import { requireAccess } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
 
-/** A list page as the query handler returns it. */
-export interface ListReply {
-  data: unknown;
-  meta: Record<string, unknown>;
-}
+export type { ListReply } from '../list-answer.js';
 
 export function listParams(ctx: Context): Record<string, unknown> {
   const one = (name: string) => {
@@ -54,8 +51,7 @@ export function addResourceRoutes(router: Router, node: NodeClient, decl: Resour
     const access = ops.list;
     router.get(base, async (ctx) => {
       requireAccess(ctx, access);
-      const page = await node.query<ListReply>({ op: 'list', kind, params: listParams(ctx), viewer: viewer(ctx) });
-      sendData(ctx, page.data, page.meta);
+      await sendList(ctx, node, { op: 'list', kind, params: listParams(ctx), viewer: viewer(ctx) });
     });
   }
   if (ops.get) {
