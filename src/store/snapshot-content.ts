@@ -1,38 +1,43 @@
-// The byte content of a replica snapshot sent between nodes (format 1): every key of one
-// point-in-time view as [u32 key length][key][u32 value length][value], UTF-8, big-endian
-// lengths, in key order. Encodes in bounded chunks and decodes incrementally; no I/O of its own.
+// The byte content of a replica snapshot sent between nodes (format 2): every key of one
+// point-in-time view as records [u32 key length][key][u32 value length][value] — the UTF-8 bytes
+// LevelDB holds, big-endian lengths, in key order — packed into chunks of whole records. Encodes
+// from bulk reads of the view and splits chunks into records without decoding; no I/O of its own.
 
-import type { KvSnapshot } from './kv-snapshot.js';
+import { entryChunks, type KvSnapshot } from './kv-snapshot.js';
 
 /** The content format this version writes and reads. */
-export const SNAPSHOT_FORMAT_VERSION = 1;
-/** Encoded content is handed out in chunks of about this many bytes. */
-const CHUNK_BYTES = 256 * 1024;
+export const SNAPSHOT_FORMAT_VERSION = 2;
+/** A chunk is handed out once it holds about this many bytes. */
+const CHUNK_BYTES = 1024 * 1024;
+/** Entries read from the view per bulk read. */
+const READ_ENTRIES = 8192;
 /** A length field over this is corrupt content (LevelDB keys and replica values are far smaller). */
 const MAX_FIELD_BYTES = 64 * 1024 * 1024;
 
-/** The content of a snapshot view, in chunks of about 256 KiB (only one chunk is held at a time);
- * `counted.keys` counts the keys encoded. */
+/** The content of a snapshot view in chunks of whole records, about 1 MiB each (only one chunk
+ * is held at a time); `counted.keys` counts the keys encoded. */
 export async function* encodeSnapshot(view: KvSnapshot, counted: { keys: number } = { keys: 0 }): AsyncIterable<Buffer> {
-  // Records are written straight into one chunk buffer; a full chunk is handed out and a new one
-  // started (a chunk handed out is never written again).
+  // Records are written straight into one chunk buffer; a full chunk is handed out and a new
+  // one started (a chunk handed out is never written again). UTF-8 takes at most 3 bytes per
+  // UTF-16 code unit, so 8 + 3 × (characters) bounds a record.
   let buf = Buffer.allocUnsafe(CHUNK_BYTES * 2);
   let at = 0;
-  for await (const [key, value] of view.entries({})) {
-    const keyLength = Buffer.byteLength(key, 'utf8');
-    const valueLength = Buffer.byteLength(value, 'utf8');
-    const need = 8 + keyLength + valueLength;
-    if (at + need > buf.length) {
-      if (at > 0) yield buf.subarray(0, at);
-      buf = Buffer.allocUnsafe(Math.max(CHUNK_BYTES * 2, need));
-      at = 0;
+  for await (const entries of entryChunks(view, READ_ENTRIES)) {
+    for (const [key, value] of entries) {
+      const bound = 8 + 3 * (key.length + value.length);
+      if (at + bound > buf.length) {
+        if (at > 0) yield buf.subarray(0, at);
+        buf = Buffer.allocUnsafe(Math.max(CHUNK_BYTES * 2, bound));
+        at = 0;
+      }
+      const keyLength = buf.write(key, at + 4, 'utf8');
+      buf.writeUInt32BE(keyLength, at);
+      at += 4 + keyLength;
+      const valueLength = buf.write(value, at + 4, 'utf8');
+      buf.writeUInt32BE(valueLength, at);
+      at += 4 + valueLength;
     }
-    buf.writeUInt32BE(keyLength, at);
-    buf.write(key, at + 4, keyLength, 'utf8');
-    buf.writeUInt32BE(valueLength, at + 4 + keyLength);
-    buf.write(value, at + 8 + keyLength, valueLength, 'utf8');
-    at += need;
-    counted.keys++;
+    counted.keys += entries.length;
     if (at < CHUNK_BYTES) continue;
     yield buf.subarray(0, at);
     buf = Buffer.allocUnsafe(CHUNK_BYTES * 2);
@@ -49,33 +54,25 @@ export class SnapshotContentError extends Error {
   }
 }
 
-/** Decodes content fed in arbitrary pieces into [key, value] entries. */
-export class SnapshotDecoder {
-  private pending: Buffer = Buffer.alloc(0);
-
-  /** The complete entries in `data` plus what was left over from earlier pieces. */
-  push(data: Buffer): [string, string][] {
-    const buf = this.pending.length > 0 ? Buffer.concat([this.pending, data]) : data;
-    const out: [string, string][] = [];
-    let at = 0;
-    for (;;) {
-      if (buf.length - at < 4) break;
-      const keyLength = buf.readUInt32BE(at);
-      if (keyLength === 0 || keyLength > MAX_FIELD_BYTES) throw new SnapshotContentError(`bad key length ${keyLength} at byte ${at}`);
-      if (buf.length - at < 8 + keyLength) break;
-      const valueLength = buf.readUInt32BE(at + 4 + keyLength);
-      if (valueLength > MAX_FIELD_BYTES) throw new SnapshotContentError(`bad value length ${valueLength} at byte ${at}`);
-      const end = at + 8 + keyLength + valueLength;
-      if (buf.length < end) break;
-      out.push([buf.toString('utf8', at + 4, at + 4 + keyLength), buf.toString('utf8', at + 8 + keyLength, end)]);
-      at = end;
-    }
-    this.pending = at === buf.length ? Buffer.alloc(0) : Buffer.from(buf.subarray(at));
-    return out;
+/** Calls `record` with each record of one chunk, key and value as views of `chunk` (no copy, no
+ * decoding); returns the number of records. Throws SnapshotContentError unless the chunk is a
+ * sequence of whole, well-formed records. */
+export function forEachRecord(chunk: Buffer, record: (key: Buffer, value: Buffer) => void): number {
+  let at = 0;
+  let n = 0;
+  while (at < chunk.length) {
+    if (chunk.length - at < 8) throw new SnapshotContentError(`a chunk ends inside a record (${chunk.length - at} bytes left over)`);
+    const keyLength = chunk.readUInt32BE(at);
+    if (keyLength === 0 || keyLength > MAX_FIELD_BYTES) throw new SnapshotContentError(`bad key length ${keyLength} at byte ${at}`);
+    const valueAt = at + 4 + keyLength;
+    if (valueAt + 4 > chunk.length) throw new SnapshotContentError(`a chunk ends inside a record (${chunk.length - at} bytes left over)`);
+    const valueLength = chunk.readUInt32BE(valueAt);
+    if (valueLength > MAX_FIELD_BYTES) throw new SnapshotContentError(`bad value length ${valueLength} at byte ${at}`);
+    const end = valueAt + 4 + valueLength;
+    if (end > chunk.length) throw new SnapshotContentError(`a chunk ends inside a record (${chunk.length - at} bytes left over)`);
+    record(chunk.subarray(at + 4, valueAt), chunk.subarray(valueAt + 4, end));
+    at = end;
+    n++;
   }
-
-  /** Throws unless the content ended on a record boundary. */
-  end(): void {
-    if (this.pending.length > 0) throw new SnapshotContentError(`the content ends inside a record (${this.pending.length} bytes left over)`);
-  }
+  return n;
 }

@@ -1,5 +1,6 @@
 // Tests for node-to-node snapshots: a replica's round trip between two in-process gRPC servers
-// over mutual TLS, the receiver's integrity checks (hash, size, truncation, applied sequence),
+// over mutual TLS, the receiver's integrity checks (hash, size, truncation, a missing trailer,
+// applied sequence),
 // and refusal of callers without a node certificate of the cluster CA.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,18 +29,23 @@ async function all(kv: KvStore): Promise<[string, string][]> {
 }
 
 /** The wire messages a server would send for kv, optionally altered. */
-async function messagesOf(kv: KvStore, alter: { sha256?: Buffer; totalBytes?: number; appliedSeq?: number; dropLast?: number } = {}): Promise<WireSnapshotResponse[]> {
+async function messagesOf(kv: KvStore, alter: { sha256?: Buffer; totalBytes?: number; appliedSeq?: number; dropLast?: number; noTrailer?: boolean } = {}): Promise<WireSnapshotResponse[]> {
   const chunks: Buffer[] = [];
-  for await (const chunk of encodeSnapshot(openSnapshot(kv))) chunks.push(chunk);
+  const counted = { keys: 0 };
+  for await (const chunk of encodeSnapshot(openSnapshot(kv), counted)) chunks.push(chunk);
+  if (alter.dropLast) chunks.push(chunks.pop()!.subarray(0, -alter.dropLast));
   const content = Buffer.concat(chunks);
-  const sent = alter.dropLast ? content.subarray(0, content.length - alter.dropLast) : content;
-  const header = {
-    appliedSeq: String(alter.appliedSeq ?? Number(await kv.get(APPLIED_SEQ_KEY))), formatVersion: SNAPSHOT_FORMAT_VERSION,
-    totalBytes: String(alter.totalBytes ?? sent.length), sha256: alter.sha256 ?? createHash('sha256').update(sent).digest(),
-    keys: String((await all(kv)).length), nodeId: 'node-a',
-  };
-  const out: WireSnapshotResponse[] = [{ header }];
-  for (let at = 0; at < sent.length; at += 1000) out.push({ chunk: { data: sent.subarray(at, at + 1000) } });
+  const out: WireSnapshotResponse[] = [{
+    header: { appliedSeq: String(alter.appliedSeq ?? Number(await kv.get(APPLIED_SEQ_KEY))), formatVersion: SNAPSHOT_FORMAT_VERSION, nodeId: 'node-a' },
+  }];
+  for (const data of chunks) out.push({ chunk: { data } });
+  if (!alter.noTrailer) {
+    out.push({
+      trailer: {
+        totalBytes: String(alter.totalBytes ?? content.length), sha256: alter.sha256 ?? createHash('sha256').update(content).digest(), keys: String(counted.keys),
+      },
+    });
+  }
   return out;
 }
 
@@ -51,7 +57,7 @@ async function sampleKv(): Promise<MemoryKv> {
   const kv = new MemoryKv();
   await kv.open();
   const ops = [{ type: 'put' as const, key: APPLIED_SEQ_KEY, value: '1234' }];
-  for (let i = 0; i < 3000; i++) ops.push({ type: 'put', key: `r\u0000identities\u0000id-${String(i).padStart(5, '0')}`, value: JSON.stringify({ name: `identity ${i} ✓`, n: i }) });
+  for (let i = 0; i < 30_000; i++) ops.push({ type: 'put', key: `r\u0000identities\u0000id-${String(i).padStart(5, '0')}`, value: JSON.stringify({ name: `identity ${i} ✓`, n: i }) });
   await kv.batch(ops);
   return kv;
 }
@@ -74,7 +80,7 @@ describe('SnapshotService', () => {
       listen: '127.0.0.1:0',
       tls: { certPem: pkiA.serverCertPem, keyPem: pkiA.serverKeyPem, caPem: pkiA.caCertPem },
       health: () => ({ serving: true, nodeId: 'node-a', appliedSeq: 1234 }),
-      services: [new SnapshotService({ kv: source, nodeId: 'node-a', caPem: pkiA.caCertPem, spoolDir: root }).binding()],
+      services: [new SnapshotService({ kv: source, nodeId: 'node-a', caPem: pkiA.caCertPem }).binding()],
     });
   });
 
@@ -87,7 +93,7 @@ describe('SnapshotService', () => {
     const tlsB = { certPem: pkiB.serverCertPem, keyPem: pkiB.serverKeyPem, caPem: pkiB.caCertPem };
     const got = await fetchSnapshot(serverA.address, tlsB, join(root, 'b-replica'));
     assert.equal(got.appliedSeq, 1234);
-    assert.equal(got.keys, 3001);
+    assert.equal(got.keys, 30_001);
     assert.equal(got.nodeId, 'node-a');
     const copy = new LevelKv({ path: got.path });
     await copy.open();
@@ -95,7 +101,7 @@ describe('SnapshotService', () => {
       listen: '127.0.0.1:0',
       tls: tlsB,
       health: () => ({ serving: true, nodeId: 'node-b', appliedSeq: 1234 }),
-      services: [new SnapshotService({ kv: copy, nodeId: 'node-b', caPem: pkiB.caCertPem, spoolDir: root }).binding()],
+      services: [new SnapshotService({ kv: copy, nodeId: 'node-b', caPem: pkiB.caCertPem }).binding()],
     });
     try {
       const tlsA = { certPem: pkiA.serverCertPem, keyPem: pkiA.serverKeyPem, caPem: pkiA.caCertPem };
@@ -150,8 +156,11 @@ describe('receiveSnapshot', () => {
 
   after(() => rm(root, { recursive: true, force: true }));
 
-  it('writes a verified copy', async () => {
-    const got = await receiveSnapshot(iterate(await messagesOf(kv)), join(root, 'good'));
+  it('writes a verified copy, sent in several chunks', async () => {
+    const messages = await messagesOf(kv);
+    assert.ok(messages.filter((m) => m.chunk).length > 1, 'the sample spans several chunks');
+    const got = await receiveSnapshot(iterate(messages), join(root, 'good'));
+    assert.equal(got.appliedSeq, 1234);
     const copy = new LevelKv({ path: got.path });
     await copy.open();
     assert.deepEqual(await all(copy), await all(kv));
@@ -165,14 +174,20 @@ describe('receiveSnapshot', () => {
     assert.equal(existsSync(join(root, 'bad-hash.partial')), false);
   });
 
-  it('fails when fewer bytes arrive than the header announced', async () => {
+  it('fails when the stream ends before its trailer', async () => {
+    const messages = await messagesOf(kv, { noTrailer: true });
+    await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'no-trailer')), (err) => err instanceof SnapshotIntegrityError && /before its trailer/.test(err.message));
+    assert.equal(existsSync(join(root, 'no-trailer')), false);
+  });
+
+  it('fails when fewer bytes arrive than the trailer announced', async () => {
     const messages = await messagesOf(kv, { totalBytes: 10_000_000 });
     await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'short')), (err) => err instanceof SnapshotIntegrityError && /of the 10000000 bytes/.test(err.message));
   });
 
   it('fails when the content ends inside a record', async () => {
     const messages = await messagesOf(kv, { dropLast: 3 });
-    await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'cut')), (err) => err instanceof SnapshotIntegrityError && /inside a record/.test(err.message));
+    await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'cut')), (err) => err instanceof SnapshotIntegrityError && /ends inside a record/.test(err.message));
   });
 
   it('fails when the header names another applied sequence than the content holds', async () => {
