@@ -256,7 +256,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
       const h = health.status();
       return { serving: h.ready, nodeId, appliedSeq: h.appliedSeq, lastSeq: h.lastSeq, lag: h.lag, reason: h.reason };
     },
-    services: [postureStreams.service.binding(), ...(cluster ? [new SnapshotService({ kv, nodeId, caPem: tls.caPem, onError: (err) => log.warn('snapshot transfer failed', { error: err }) }).binding()] : [])],
+    services: [postureStreams.service.binding(), ...(cluster ? [new SnapshotService({ replicaDir: join(dataDir, 'replica'), workDir: dataDir, flush: () => kv.flush(), nodeId, caPem: tls.caPem, onError: (err) => log.warn('snapshot transfer failed', { error: err }) }).binding()] : [])],
   });
   registry?.update({ ctrlAddress: `tls:${grpc.address}` });
   membership?.update({ ctrlAddress: `tls:${grpc.address}` });

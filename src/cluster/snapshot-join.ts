@@ -105,7 +105,7 @@ async function tryPeers(opts: SnapshotJoinOptions, atLeastSeq: number): Promise<
       await rename(incoming, opts.replicaDir);
       const ms = performance.now() - started;
       opts.log.info('joined from a peer snapshot', {
-        peer: peer.id, appliedSeq: snapshot.appliedSeq, keys: snapshot.keys, bytes: snapshot.bytes, ms: Math.round(ms),
+        peer: peer.id, appliedSeq: snapshot.appliedSeq, files: snapshot.files, bytes: snapshot.bytes, ms: Math.round(ms),
         mbPerSecond: Number((snapshot.bytes / 1e6 / (ms / 1000)).toFixed(1)),
       });
       return { joined: true, snapshot, peer: peer.id, ms };

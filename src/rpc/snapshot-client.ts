@@ -1,13 +1,13 @@
 // Receives a peer's replica snapshot (weft.v1.SnapshotService) into a fresh LevelDB directory,
-// checking the SHA-256, size and key count of its trailer and the applied sequence of its header. The directory appears
+// checking the SHA-256, size and file count of its trailer and the applied sequence of its header. The directory appears
 // under its final name only when the copy is complete and verified; it never touches a replica in use.
 
 import { createHash } from 'node:crypto';
-import { rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import * as grpc from '@grpc/grpc-js';
 import { APPLIED_SEQ_KEY } from '../store/keys.js';
-import { ReplicaLoader } from '../store/replica-loader.js';
-import { SnapshotContentError, SNAPSHOT_FORMAT_VERSION } from '../store/snapshot-content.js';
+import { LevelKv } from '../store/level-kv.js';
+import { SnapshotContentError, SnapshotFileWriter, SNAPSHOT_FORMAT_VERSION } from '../store/snapshot-content.js';
 import type { WireSnapshotResponse } from './snapshot-service.js';
 import { snapshotServiceDefinition } from './snapshot-service.js';
 
@@ -25,7 +25,8 @@ export interface ReceivedSnapshot {
   /** The directory written (a LevelDB database). */
   path: string;
   appliedSeq: number;
-  keys: number;
+  /** LevelDB files received. */
+  files: number;
   bytes: number;
   /** The serving node. */
   nodeId: string;
@@ -50,20 +51,22 @@ export async function receiveSnapshot(messages: AsyncIterable<WireSnapshotRespon
   const partial = `${dir}.partial`;
   await rm(partial, { recursive: true, force: true });
   await rm(dir, { recursive: true, force: true });
-  const loader = await ReplicaLoader.create(partial, APPLIED_SEQ_KEY);
+  await mkdir(partial, { recursive: true, mode: 0o700 });
+  const writer = new SnapshotFileWriter(partial);
   try {
-    const received = await writeContent(messages, loader);
-    await loader.close();
+    const received = await writeContent(messages, writer);
+    const held = await appliedSeqOfCopy(partial);
+    if (held !== received.appliedSeq) throw new SnapshotIntegrityError(`the snapshot holds applied sequence ${held}, its header ${received.appliedSeq}`);
     await rename(partial, dir);
     return { ...received, path: dir };
   } catch (err) {
-    await loader.close().catch(() => undefined);
+    await writer.abort();
     await rm(partial, { recursive: true, force: true });
     throw err;
   }
 }
 
-async function writeContent(messages: AsyncIterable<WireSnapshotResponse>, loader: ReplicaLoader): Promise<Omit<ReceivedSnapshot, 'path'>> {
+async function writeContent(messages: AsyncIterable<WireSnapshotResponse>, writer: SnapshotFileWriter): Promise<Omit<ReceivedSnapshot, 'path'>> {
   let header: WireSnapshotResponse['header'];
   let trailer: WireSnapshotResponse['trailer'];
   const hash = createHash('sha256');
@@ -84,25 +87,38 @@ async function writeContent(messages: AsyncIterable<WireSnapshotResponse>, loade
     if (!data) throw new SnapshotIntegrityError('a second header in the snapshot stream');
     hash.update(data);
     bytes += data.length;
-    await loadOrRefuse(loader, data);
+    await refuseBadContent(() => writer.push(data));
   }
   if (!header) throw new SnapshotIntegrityError('the snapshot stream ended before its header');
   if (!trailer) throw new SnapshotIntegrityError(`the snapshot stream ended after ${bytes} bytes, before its trailer`);
   if (bytes !== Number(trailer.totalBytes)) throw new SnapshotIntegrityError(`received ${bytes} of the ${trailer.totalBytes} bytes announced`);
   if (!hash.digest().equals(Buffer.from(trailer.sha256))) throw new SnapshotIntegrityError('the SHA-256 of the received snapshot does not match its trailer');
-  if (loader.keys !== Number(trailer.keys)) throw new SnapshotIntegrityError(`received ${loader.keys} keys, the trailer announced ${trailer.keys}`);
-  const held = Number(loader.watched?.toString('utf8') ?? 0);
-  const announced = Number(header.appliedSeq);
-  if (held !== announced) throw new SnapshotIntegrityError(`the snapshot holds applied sequence ${held}, its header ${announced}`);
-  await loader.finish(APPLIED_SEQ_KEY, String(announced));
-  return { appliedSeq: announced, keys: loader.keys, bytes, nodeId: header.nodeId };
+  await refuseBadContent(() => writer.end());
+  if (writer.files.length !== trailer.files) throw new SnapshotIntegrityError(`received ${writer.files.length} files, the trailer announced ${trailer.files}`);
+  return { appliedSeq: Number(header.appliedSeq), files: writer.files.length, bytes, nodeId: header.nodeId };
 }
 
-async function loadOrRefuse(loader: ReplicaLoader, data: Buffer): Promise<void> {
+async function refuseBadContent(step: () => Promise<void>): Promise<void> {
   try {
-    await loader.load(data);
+    await step();
   } catch (err) {
     throw err instanceof SnapshotContentError ? new SnapshotIntegrityError(err.message) : err;
+  }
+}
+
+/** The applied sequence recorded in a received copy (0 when there is none). Opening
+ * it checks it: a copy missing a file it needs fails here. */
+async function appliedSeqOfCopy(dir: string): Promise<number> {
+  const kv = new LevelKv({ path: dir });
+  try {
+    await kv.open();
+  } catch (err) {
+    throw new SnapshotIntegrityError(`the received copy does not open as a database: ${(err as Error).message}`);
+  }
+  try {
+    return Number((await kv.get(APPLIED_SEQ_KEY)) ?? 0);
+  } finally {
+    await kv.close();
   }
 }
 

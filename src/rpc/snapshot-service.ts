@@ -1,13 +1,14 @@
-// weft.v1.SnapshotService: streams a consistent copy of this node's replica (one point-in-time
-// view, so exactly the commands up to its applied sequence) to another node of the cluster.
-// Only callers presenting a node certificate of the cluster CA are served; never writes the replica.
+// weft.v1.SnapshotService: streams a consistent copy of this node's replica (LevelDB's own files
+// as of one instant, so exactly the commands up to its applied sequence) to another node of the
+// cluster. Only callers presenting a node certificate of the cluster CA are served; never writes the replica.
 
-import { createHash, X509Certificate } from 'node:crypto';
+import { createHash, randomBytes, X509Certificate } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { openSnapshot } from '../store/kv-snapshot.js';
-import type { KvStore } from '../store/kv.js';
 import { APPLIED_SEQ_KEY } from '../store/keys.js';
-import { encodeSnapshot, SNAPSHOT_FORMAT_VERSION } from '../store/snapshot-content.js';
+import { checkpointLevelDb, dbFiles } from '../store/level-checkpoint.js';
+import { encodeFiles, SNAPSHOT_FORMAT_VERSION } from '../store/snapshot-content.js';
 import type { GrpcServiceBinding } from './grpc-server.js';
 import { loadProto } from './proto-path.js';
 
@@ -21,18 +22,22 @@ const MAX_TRANSFERS = 2;
 export interface WireSnapshotResponse {
   header?: { appliedSeq: string; formatVersion: number; nodeId: string };
   chunk?: { data: Buffer };
-  trailer?: { totalBytes: string; sha256: Buffer; keys: string };
+  trailer?: { totalBytes: string; sha256: Buffer; files: number };
   part?: string;
 }
 
 export interface SnapshotServiceOptions {
-  /** The replica's store. */
-  kv: KvStore;
+  /** The replica's LevelDB directory. */
+  replicaDir: string;
+  /** Where a transfer's checkpoint is made (same file system as replicaDir: the node's data directory). */
+  workDir: string;
+  /** Writes what the replica holds in memory only to disk (called before each checkpoint). */
+  flush?: () => Promise<void>;
   nodeId: string;
   /** The cluster CA (PEM) that callers' certificates must be issued by. */
   caPem: string;
   /** Called once per completed transfer (metrics, logs). */
-  onTransfer?: (t: { bytes: number; keys: number; appliedSeq: number; ms: number }) => void;
+  onTransfer?: (t: { bytes: number; files: number; appliedSeq: number; ms: number }) => void;
   onError?: (err: unknown) => void;
 }
 
@@ -84,31 +89,33 @@ export class SnapshotService {
     if (this.transfers >= MAX_TRANSFERS) return fail(call, grpc.status.RESOURCE_EXHAUSTED, 'this node is serving other snapshots; try another peer');
     this.transfers++;
     const started = performance.now();
-    // One point-in-time view, read in bulk and sent as it is read (the view holds LevelDB's
-    // files for as long as the transfer takes); size, key count and hash follow in the trailer.
-    const view = openSnapshot(this.opts.kv);
+    // A checkpoint of the replica's own files (hard links and a few MiB copied), private to this
+    // transfer, sent as they are read; size, file count and hash follow in the trailer.
+    const checkpoint = join(this.opts.workDir, `.snapshot-outgoing-${randomBytes(6).toString('hex')}`);
     try {
-      const appliedSeq = Number((await view.get(APPLIED_SEQ_KEY)) ?? 0);
+      await this.opts.flush?.();
+      const appliedSeq = Number((await checkpointLevelDb(this.opts.replicaDir, checkpoint, APPLIED_SEQ_KEY)) ?? 0);
+      if (call.cancelled) return;
+      const files = await dbFiles(checkpoint);
       call.write({ header: { appliedSeq: String(appliedSeq), formatVersion: SNAPSHOT_FORMAT_VERSION, nodeId: this.opts.nodeId } });
       const hash = createHash('sha256');
-      const counted = { keys: 0 };
       let bytes = 0;
-      for await (const data of encodeSnapshot(view, counted)) {
+      for await (const data of encodeFiles(checkpoint, files)) {
         if (call.cancelled) return;
         hash.update(data);
         bytes += data.length;
         if (!call.write({ chunk: { data } })) await drained(call);
       }
       if (call.cancelled) return;
-      call.write({ trailer: { totalBytes: String(bytes), sha256: hash.digest(), keys: String(counted.keys) } });
+      call.write({ trailer: { totalBytes: String(bytes), sha256: hash.digest(), files: files.length } });
       call.end();
-      this.opts.onTransfer?.({ bytes, keys: counted.keys, appliedSeq, ms: performance.now() - started });
+      this.opts.onTransfer?.({ bytes, files: files.length, appliedSeq, ms: performance.now() - started });
     } catch (err) {
       this.opts.onError?.(err);
       fail(call, grpc.status.INTERNAL, 'the snapshot could not be read');
     } finally {
       this.transfers--;
-      await view.close().catch(() => undefined);
+      await rm(checkpoint, { recursive: true, force: true }).catch(() => undefined);
     }
   }
 }

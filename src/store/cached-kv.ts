@@ -330,7 +330,6 @@ export class CachedKv implements KvStore {
       batch: () => Promise.reject(new Error('a snapshot view is read-only')),
       entries: (range) => overlaid(base.entries({ ...range, limit: -1 }), sorted, over, range),
       keys: (range) => mapAsync(overlaid(base.entries({ ...range, limit: -1 }), sorted, over, range), ([key]) => key),
-      chunks: (range, size) => overlaidChunks(base.chunks!(range, size), sorted.filter((key) => within(key, range)), over),
     };
   }
 
@@ -370,29 +369,6 @@ async function* overlaid(base: AsyncIterable<[string, string]>, sortedKeys: stri
     yield entry;
     if (++n >= limit) return;
   }
-}
-
-/** Bulk reads of `base` (forward) with the overlay's writes laid over each chunk. */
-async function* overlaidChunks(base: AsyncIterable<[string, string][]>, sortedKeys: string[], over: Map<string, string | null>): AsyncIterable<[string, string][]> {
-  let next = 0;
-  const ownUpTo = (bound: string | undefined, out: [string, string][]) => {
-    while (next < sortedKeys.length && (bound === undefined || compareUtf8(sortedKeys[next], bound) <= 0)) {
-      const key = sortedKeys[next++];
-      const value = over.get(key);
-      if (value !== null && value !== undefined) out.push([key, value]);
-    }
-  };
-  for await (const chunk of base) {
-    const out: [string, string][] = [];
-    for (const [key, value] of chunk) {
-      ownUpTo(key, out);
-      if (!over.has(key)) out.push([key, value]);
-    }
-    if (out.length > 0) yield out;
-  }
-  const rest: [string, string][] = [];
-  ownUpTo(undefined, rest);
-  if (rest.length > 0) yield rest;
 }
 
 function within(key: string, range: KvRange): boolean {

@@ -6,10 +6,8 @@ import type { KvOp, KvRange, KvStore } from './kv.js';
 /**
  * A read-only KvStore fixed at one instant: every read sees the store as it was when the view
  * was opened. `batch` rejects; `close` releases the view (the store itself stays open).
- * `chunks`, where a store has it, reads a range forward in arrays of up to `size` entries, one
- * native call each (the fast way to read a whole view; `reverse` and `limit` are not taken).
  */
-export type KvSnapshot = KvStore & { chunks?(range: KvRange, size: number): AsyncIterable<[string, string][]> };
+export type KvSnapshot = KvStore;
 
 interface Snapshottable {
   snapshot(): KvSnapshot;
@@ -26,23 +24,6 @@ function isSnapshottable(kv: KvStore): kv is KvStore & Snapshottable {
  */
 export function openSnapshot(kv: KvStore): KvSnapshot {
   return isSnapshottable(kv) ? kv.snapshot() : liveView(kv);
-}
-
-/** The whole view in key order, in arrays of up to `size` entries: bulk reads where the view
- * has them, its entries gathered otherwise. */
-export async function* entryChunks(view: KvSnapshot, size: number): AsyncIterable<[string, string][]> {
-  if (view.chunks) {
-    yield* view.chunks({}, size);
-    return;
-  }
-  let chunk: [string, string][] = [];
-  for await (const entry of view.entries({})) {
-    chunk.push(entry);
-    if (chunk.length < size) continue;
-    yield chunk;
-    chunk = [];
-  }
-  if (chunk.length > 0) yield chunk;
 }
 
 function liveView(kv: KvStore): KvSnapshot {

@@ -117,8 +117,17 @@ export class LevelKv implements KvStore {
 
   /** Entries in chunks of up to `size` (one native call per chunk): the fast way to read a
    * whole store. The iterator reads the snapshot taken when it was created. */
-  chunks(range: KvRange, size: number): AsyncIterable<[string, string][]> {
-    return iterateChunks(this.#open().iterator(levelRange(range)), size);
+  async *chunks(range: KvRange, size: number): AsyncIterable<[string, string][]> {
+    const iterator = this.#open().iterator(levelRange(range));
+    try {
+      for (;;) {
+        const chunk = await iterator.nextv(size);
+        if (chunk.length === 0) return;
+        yield chunk;
+      }
+    } finally {
+      await iterator.close();
+    }
   }
 
   async *keys(range: KvRange): AsyncIterable<string> {
@@ -149,7 +158,6 @@ export class LevelKv implements KvStore {
       batch: () => Promise.reject(new Error('a snapshot view is read-only')),
       entries: (range) => iterate(db.iterator({ ...levelRange(range), snapshot })),
       keys: (range) => iterate(db.keys({ ...levelRange(range), snapshot })),
-      chunks: (range, size) => iterateChunks(db.iterator({ ...levelRange({ ...range, reverse: false, limit: -1 }), snapshot }), size),
     };
   }
 
@@ -174,21 +182,6 @@ function levelRange(range: KvRange): LevelRange {
 async function* iterate<T>(iterator: AsyncIterable<T> & { close(): Promise<void> }): AsyncIterable<T> {
   try {
     for await (const item of iterator) yield item;
-  } finally {
-    await iterator.close();
-  }
-}
-
-type ChunkIterator = { nextv(size: number): Promise<[string, string][]>; close(): Promise<void> };
-
-/** Reads an iterator in arrays of up to `size` entries and always closes it. */
-async function* iterateChunks(iterator: ChunkIterator, size: number): AsyncIterable<[string, string][]> {
-  try {
-    for (;;) {
-      const chunk = await iterator.nextv(size);
-      if (chunk.length === 0) return;
-      yield chunk;
-    }
   } finally {
     await iterator.close();
   }

@@ -1,49 +1,42 @@
-// The byte content of a replica snapshot sent between nodes (format 2): every key of one
-// point-in-time view as records [u32 key length][key][u32 value length][value] — the UTF-8 bytes
-// LevelDB holds, big-endian lengths, in key order — packed into chunks of whole records. Encodes
-// from bulk reads of the view and splits chunks into records without decoding; no I/O of its own.
+// The byte content of a replica snapshot sent between nodes (format 2): the files of a LevelDB
+// checkpoint (level-checkpoint.ts) one after another, each as [u16 name length][name][u64 size]
+// [bytes], big-endian. Encodes from a directory in chunks; the receiving side writes the files of
+// content fed in arbitrary pieces into a new directory, refusing names that are not LevelDB's.
 
-import { entryChunks, type KvSnapshot } from './kv-snapshot.js';
+import { createReadStream } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DB_FILE } from './level-checkpoint.js';
 
 /** The content format this version writes and reads. */
 export const SNAPSHOT_FORMAT_VERSION = 2;
-/** A chunk is handed out once it holds about this many bytes. */
-const CHUNK_BYTES = 1024 * 1024;
-/** Entries read from the view per bulk read. */
-const READ_ENTRIES = 8192;
-/** A length field over this is corrupt content (LevelDB keys and replica values are far smaller). */
-const MAX_FIELD_BYTES = 64 * 1024 * 1024;
+/** Bytes read from a file at a time (one chunk of content). */
+const READ_BYTES = 1024 * 1024;
+/** A file larger than this is corrupt content (LevelDB's tables and logs are far smaller). */
+const MAX_FILE_BYTES = 2 ** 40;
 
-/** The content of a snapshot view in chunks of whole records, about 1 MiB each (only one chunk
- * is held at a time); `counted.keys` counts the keys encoded. */
-export async function* encodeSnapshot(view: KvSnapshot, counted: { keys: number } = { keys: 0 }): AsyncIterable<Buffer> {
-  // Records are written straight into one chunk buffer; a full chunk is handed out and a new
-  // one started (a chunk handed out is never written again). UTF-8 takes at most 3 bytes per
-  // UTF-16 code unit, so 8 + 3 × (characters) bounds a record.
-  let buf = Buffer.allocUnsafe(CHUNK_BYTES * 2);
-  let at = 0;
-  for await (const entries of entryChunks(view, READ_ENTRIES)) {
-    for (const [key, value] of entries) {
-      const bound = 8 + 3 * (key.length + value.length);
-      if (at + bound > buf.length) {
-        if (at > 0) yield buf.subarray(0, at);
-        buf = Buffer.allocUnsafe(Math.max(CHUNK_BYTES * 2, bound));
-        at = 0;
+/** The content for `names` in `dir`, in chunks of at most 1 MiB. */
+export async function* encodeFiles(dir: string, names: string[]): AsyncIterable<Buffer> {
+  for (const name of names) {
+    const file = await open(join(dir, name), 'r');
+    try {
+      const { size } = await file.stat();
+      const head = Buffer.alloc(2 + Buffer.byteLength(name) + 8);
+      head.writeUInt16BE(Buffer.byteLength(name), 0);
+      head.write(name, 2, 'utf8');
+      head.writeBigUInt64BE(BigInt(size), head.length - 8);
+      yield head;
+      // Exactly `size` bytes: the file cannot change (a checkpoint is private to its transfer).
+      let sent = 0;
+      if (size > 0) for await (const data of createReadStream('', { fd: file, autoClose: false, highWaterMark: READ_BYTES, end: size - 1, start: 0 }) as AsyncIterable<Buffer>) {
+        sent += data.length;
+        yield data;
       }
-      const keyLength = buf.write(key, at + 4, 'utf8');
-      buf.writeUInt32BE(keyLength, at);
-      at += 4 + keyLength;
-      const valueLength = buf.write(value, at + 4, 'utf8');
-      buf.writeUInt32BE(valueLength, at);
-      at += 4 + valueLength;
+      if (sent !== size) throw new Error(`${name} changed while it was sent (${sent} of ${size} bytes)`);
+    } finally {
+      await file.close();
     }
-    counted.keys += entries.length;
-    if (at < CHUNK_BYTES) continue;
-    yield buf.subarray(0, at);
-    buf = Buffer.allocUnsafe(CHUNK_BYTES * 2);
-    at = 0;
   }
-  if (at > 0) yield buf.subarray(0, at);
 }
 
 /** The content is not a well-formed snapshot. */
@@ -54,25 +47,72 @@ export class SnapshotContentError extends Error {
   }
 }
 
-/** Calls `record` with each record of one chunk, key and value as views of `chunk` (no copy, no
- * decoding); returns the number of records. Throws SnapshotContentError unless the chunk is a
- * sequence of whole, well-formed records. */
-export function forEachRecord(chunk: Buffer, record: (key: Buffer, value: Buffer) => void): number {
-  let at = 0;
-  let n = 0;
-  while (at < chunk.length) {
-    if (chunk.length - at < 8) throw new SnapshotContentError(`a chunk ends inside a record (${chunk.length - at} bytes left over)`);
-    const keyLength = chunk.readUInt32BE(at);
-    if (keyLength === 0 || keyLength > MAX_FIELD_BYTES) throw new SnapshotContentError(`bad key length ${keyLength} at byte ${at}`);
-    const valueAt = at + 4 + keyLength;
-    if (valueAt + 4 > chunk.length) throw new SnapshotContentError(`a chunk ends inside a record (${chunk.length - at} bytes left over)`);
-    const valueLength = chunk.readUInt32BE(valueAt);
-    if (valueLength > MAX_FIELD_BYTES) throw new SnapshotContentError(`bad value length ${valueLength} at byte ${at}`);
-    const end = valueAt + 4 + valueLength;
-    if (end > chunk.length) throw new SnapshotContentError(`a chunk ends inside a record (${chunk.length - at} bytes left over)`);
-    record(chunk.subarray(at + 4, valueAt), chunk.subarray(valueAt + 4, end));
-    at = end;
-    n++;
+/** Writes the files of content fed in pieces into `dir` (which must exist and be empty). */
+export class SnapshotFileWriter {
+  private head = Buffer.alloc(0);
+  private file: FileHandle | undefined;
+  private name = '';
+  private remaining = 0;
+  /** Files completely written. */
+  readonly files: string[] = [];
+
+  constructor(private readonly dir: string) {}
+
+  async push(data: Buffer): Promise<void> {
+    let at = 0;
+    while (at < data.length) {
+      if (this.file) {
+        const take = Math.min(this.remaining, data.length - at);
+        await this.file.write(data, at, take);
+        at += take;
+        this.remaining -= take;
+        if (this.remaining === 0) await this.closeFile();
+        continue;
+      }
+      // A file's head: gather its bytes, which may span pieces.
+      const needed = this.headLength();
+      const take = Math.min(needed - this.head.length, data.length - at);
+      this.head = Buffer.concat([this.head, data.subarray(at, at + take)]);
+      at += take;
+      if (this.head.length === this.headLength()) await this.openFile();
+    }
   }
-  return n;
+
+  /** Throws unless the content ended between files. */
+  async end(): Promise<void> {
+    if (this.file || this.head.length > 0) throw new SnapshotContentError(`the content ends inside ${this.name || 'a file head'}`);
+  }
+
+  /** Closes a file left open by content that stopped (the caller removes `dir`). */
+  async abort(): Promise<void> {
+    await this.file?.close().catch(() => undefined);
+    this.file = undefined;
+  }
+
+  /** Bytes the current head needs: 2 until its name length is known, then all of it. */
+  private headLength(): number {
+    return this.head.length < 2 ? 2 : 2 + this.head.readUInt16BE(0) + 8;
+  }
+
+  private async openFile(): Promise<void> {
+    const nameLength = this.head.readUInt16BE(0);
+    const name = this.head.toString('utf8', 2, 2 + nameLength);
+    const size = this.head.readBigUInt64BE(2 + nameLength);
+    this.head = Buffer.alloc(0);
+    if (!DB_FILE.test(name)) throw new SnapshotContentError(`'${name}' is not a LevelDB file name`);
+    if (size > BigInt(MAX_FILE_BYTES)) throw new SnapshotContentError(`${name} is announced as ${size} bytes`);
+    if (this.files.includes(name)) throw new SnapshotContentError(`${name} comes twice`);
+    this.name = name;
+    this.remaining = Number(size);
+    this.file = await open(join(this.dir, name), 'wx', 0o600);
+    if (this.remaining === 0) await this.closeFile();
+  }
+
+  private async closeFile(): Promise<void> {
+    await this.file!.datasync();
+    await this.file!.close();
+    this.file = undefined;
+    this.files.push(this.name);
+    this.name = '';
+  }
 }
