@@ -115,7 +115,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const baseUrl = config.advertise ? `https://${config.advertise}` : url;
 
   // A new node, or one whose log position was trimmed, starts from a ready peer's snapshot.
-  if (cluster) await prepareReplica({ nc: cluster.bus.connection, clusterName: config.clusterName, nodeId, replicaDir: join(dataDir, 'replica'), tls, log });
+  const joined = cluster && await prepareReplica({ nc: cluster.bus.connection, clusterName: config.clusterName, nodeId, replicaDir: join(dataDir, 'replica'), tls, log });
   const kv = new CachedKv({ path: join(dataDir, 'replica'), cacheBytes: config.cacheMb * 1024 * 1024 });
   await kv.open();
   const warming = performance.now();
@@ -177,6 +177,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
       return { members: membership.list().length, readyMembers: serving.length, shardsOwned: ownedShards(nodeId, serving).size };
     }),
   });
+  if (joined?.joined) metrics.snapshotTransfers.inc({ direction: 'received', result: 'ok' });
   const actors = new ActorHost(bus, {
     mailboxSize: config.mailboxSize, maxInFlight: 10_000, scope, sharded: cluster !== undefined, onReject: (source) => metrics.rejections.inc({ source }),
   });
@@ -243,7 +244,14 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     health: () => health.status(),
     loginLimiter,
     sessionsVersion: () => sessions.resolutionVersion,
-    barrier: barrier && (() => barrier.sync()),
+    barrier: barrier && (async () => {
+      const started = performance.now();
+      try {
+        await barrier.sync();
+      } finally {
+        metrics.readBarrier.observe({}, (performance.now() - started) / 1000);
+      }
+    }),
     commands,
   });
   handle = app.callback();
@@ -256,7 +264,17 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
       const h = health.status();
       return { serving: h.ready, nodeId, appliedSeq: h.appliedSeq, lastSeq: h.lastSeq, lag: h.lag, reason: h.reason };
     },
-    services: [postureStreams.service.binding(), ...(cluster ? [new SnapshotService({ replicaDir: join(dataDir, 'replica'), workDir: dataDir, flush: () => kv.flush(), nodeId, caPem: tls.caPem, onError: (err) => log.warn('snapshot transfer failed', { error: err }) }).binding()] : [])],
+    services: [postureStreams.service.binding(), ...(cluster ? [new SnapshotService({
+      replicaDir: join(dataDir, 'replica'), workDir: dataDir, flush: () => kv.flush(), nodeId, caPem: tls.caPem,
+      onTransfer: (t) => {
+        metrics.snapshotTransfers.inc({ direction: 'sent', result: 'ok' });
+        log.info('snapshot sent', { bytes: t.bytes, files: t.files, appliedSeq: t.appliedSeq, ms: Math.round(t.ms) });
+      },
+      onError: (err) => {
+        metrics.snapshotTransfers.inc({ direction: 'sent', result: 'failed' });
+        log.warn('snapshot transfer failed', { error: err });
+      },
+    }).binding()] : [])],
   });
   registry?.update({ ctrlAddress: `tls:${grpc.address}` });
   membership?.update({ ctrlAddress: `tls:${grpc.address}` });
