@@ -315,7 +315,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
 
 function clusterConfig(config: Config): ClusterConfig {
   return {
-    natsUrls: config.natsUrl!.split(','), secret: config.clusterSecret!, name: config.clusterName, replicas: config.clusterReplicas,
+    natsUrls: config.natsUrl!.split(','), secret: config.clusterSecret!, previousSecret: config.clusterPreviousSecret, name: config.clusterName, replicas: config.clusterReplicas,
     logMaxAgeMs: config.logMaxAgeMs, logMaxBytes: config.logMaxBytes,
   };
 }

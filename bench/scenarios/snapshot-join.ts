@@ -46,6 +46,7 @@ export async function joinLarge(ctx: ScenarioContext): Promise<Row[]> {
     const rates: number[] = [];
     for (let i = 0; i < ctx.pairs; i++) {
       const t0 = performance.now();
+      const spawnedAt = Date.now();
       const joiner = await startCliNode({ dataDir: join(root, `joiner-${i}`), env, readyTimeoutMs: 180_000 });
       nodes.push(joiner);
       const token = await joiner.login(BENCH_ADMIN.username, BENCH_ADMIN.password);
@@ -56,7 +57,7 @@ export async function joinLarge(ctx: ScenarioContext): Promise<Row[]> {
       if (!joined) throw new Error(`the node did not join from a snapshot:\n${joiner.stdout()}`);
       const info = JSON.parse(joined) as { bytes: number; ms: number };
       rates.push(info.bytes / 1e6 / (info.ms / 1000));
-      ctx.log(`join ${i}: ${seconds[i].toFixed(2)} s, ${(info.bytes / 1e6).toFixed(1)} MB in ${info.ms} ms`);
+      ctx.log(`join ${i}: ${seconds[i].toFixed(2)} s, ${(info.bytes / 1e6).toFixed(1)} MB in ${info.ms} ms; ${phases(joiner.stdout(), spawnedAt)}`);
       await joiner.kill();
     }
     const s = median(seconds);
@@ -69,4 +70,13 @@ export async function joinLarge(ctx: ScenarioContext): Promise<Row[]> {
     await nats.stop();
     await rm(root, { recursive: true, force: true });
   }
+}
+
+/** When the joining node reached each step, in seconds from its spawn (read from its log). */
+function phases(stdout: string, spawnedAt: number): string {
+  const at = (msg: string) => {
+    const line = stdout.split('\n').find((l) => l.includes(`"msg":"${msg}"`));
+    return line ? `${((Date.parse((JSON.parse(line) as { time: string }).time) - spawnedAt) / 1000).toFixed(2)} s` : '-';
+  };
+  return `cluster joined ${at('cluster joined')}, snapshot in place ${at('joined from a peer snapshot')}, listening ${at('listening')}`;
 }

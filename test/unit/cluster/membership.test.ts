@@ -52,6 +52,22 @@ describe('cluster membership and joining (real JetStream)', { timeout: 60_000 },
     );
   });
 
+  it('rotates the secret: a node given the new and the previous secret moves the cluster, then the old secret alone is refused', async () => {
+    const NEW = `${SECRET} (rotated)`;
+    const createCa = async () => ({ certPem: 'rot-c', keyPem: 'rot-k' });
+    const founded = await joinCluster({ nc, clusterName: 'rotate', secret: SECRET, createCa });
+    await assert.rejects(joinCluster({ nc, clusterName: 'rotate', secret: NEW, createCa }), ClusterJoinError, 'the new secret alone is refused before the rotation');
+    const rotating = await Promise.all([1, 2].map(() => joinCluster({ nc, clusterName: 'rotate', secret: NEW, previousSecret: SECRET, createCa })));
+    assert.equal(rotating.filter((j) => j.rotated).length, 1, 'one node rotates; the other then matches the new secret');
+    for (const j of rotating) assert.deepEqual([j.clusterId, j.ca], [founded.clusterId, founded.ca]);
+    const later = await joinCluster({ nc, clusterName: 'rotate', secret: NEW, createCa });
+    assert.deepEqual([later.clusterId, later.ca, later.rotated], [founded.clusterId, founded.ca, undefined]);
+    await assert.rejects(
+      joinCluster({ nc, clusterName: 'rotate', secret: SECRET, createCa }),
+      (err: unknown) => err instanceof ClusterJoinError && /WEFT_CLUSTER_SECRET does not match/.test(err.message),
+    );
+  });
+
   it('sees members come, leave at once on stop, and go after missed heartbeats', async () => {
     const opts = { nc, clusterName: 'members', intervalMs: 100, deadAfterMs: 400 };
     const a = await Membership.open(self('a'), opts);
