@@ -4,25 +4,18 @@
 // fresh node joins from it. Real processes: one nats-server, Weft nodes as child processes.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { killAllCliNodes, startCliNode, type CliNode } from '../support/cli-node.js';
-import { startNatsCluster, type NatsClusterHandle } from '../support/nats-cluster.js';
+import type { CliNode } from '../support/cli-node.js';
+import { CliCluster } from '../support/cli-cluster.js';
 
 const SECRET = 'restore-test-cluster-secret-0123456789abcdef';
 const PASSWORD = 'admin-pass-1';
 
 describe('cluster: restoring every node from a snapshot', { timeout: 240_000 }, () => {
-  let nats: NatsClusterHandle;
+  let cluster: CliCluster;
   let root: string;
-  const nodes: CliNode[] = [];
-  const env = { WEFT_CLUSTER_SECRET: SECRET, WEFT_CLUSTER_NAME: 'restore', WEFT_ADMIN_PASSWORD: PASSWORD, WEFT_WORKER_THREADS: '1' };
-  const start = async (dir: string) => {
-    const node = await startCliNode({ dataDir: join(root, dir), env: { ...env, WEFT_NATS_URL: nats.urls.join(',') } });
-    nodes.push(node);
-    return node;
-  };
+  const start = (dir: string) => cluster.start(dir);
   const create = async (node: CliNode, token: string, name: string) => {
     const res = await node.request('POST', '/identities', { name, type: 'User', isAdmin: false }, token);
     assert.equal(res.status, 201, res.text);
@@ -34,15 +27,10 @@ describe('cluster: restoring every node from a snapshot', { timeout: 240_000 }, 
   };
 
   before(async () => {
-    root = await mkdtemp(join(tmpdir(), 'weft-restore-'));
-    nats = await startNatsCluster(1);
+    cluster = await CliCluster.start({ env: { WEFT_CLUSTER_SECRET: SECRET, WEFT_CLUSTER_NAME: 'restore', WEFT_ADMIN_PASSWORD: PASSWORD, WEFT_WORKER_THREADS: '1' } });
+    root = cluster.root;
   });
-  after(async () => {
-    await Promise.all(nodes.map((n) => n.kill()));
-    killAllCliNodes();
-    await nats?.stop();
-    await rm(root, { recursive: true, force: true });
-  });
+  after(() => cluster?.close());
 
   it('a node started on a snapshot and the cluster marker replays the log after it; a fresh node joins from it', async () => {
     const a = await start('a');

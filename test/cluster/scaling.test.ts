@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { runWeft } from '../../src/cli/weft.js';
 import { readFrom } from '../support/logged-process.js';
 import { CLUSTER_ADMIN, startCluster, type Cluster } from '../support/cluster.js';
+import { weftCli } from '../support/weft-cli.js';
 import { acknowledged, assertAllReadable, assertNoneCommitted, describeLoad, failedByAnswer, problemOf, sleep, startWriteLoad, type WriteOutcome } from '../support/write-load.js';
 
 const WRITERS = 4;
@@ -27,12 +27,7 @@ describe('scaling three → five → three under a write load', () => {
   afterEach((t) => cluster?.reportIfFailed(t));
 
   /** `weft` in-process, logged in through the balancer. */
-  const weft = async (args: string[]) => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runWeft(args, { out: (t) => out.push(t), err: (t) => err.push(t), readStdin: async () => '', sessionFile: join(cluster.dir, 'session.json') });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  };
+  const weft = (args: string[]) => weftCli(join(cluster.dir, 'session.json'))(args);
   const members = async () => {
     const res = await cluster.lb.request('GET', '/cluster', { token });
     assert.equal(res.status, 200, res.text);
