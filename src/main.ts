@@ -46,7 +46,7 @@ import { createRequestObserver } from './ops/request-observer.js';
 import { SnapshotTaker } from './ops/snapshot-taker.js';
 import { TRACE_POSTURE, TraceRegistry } from './ops/trace-registry.js';
 import { GrpcServer } from './rpc/grpc-server.js';
-import { SnapshotService } from './rpc/snapshot-service.js';
+import { removeLeftCheckpoints, SnapshotService } from './rpc/snapshot-service.js';
 import { prepareReplica, SnapshotJoinError } from './cluster/snapshot-join.js';
 import { startPostureStreams } from './rpc/posture-streams.js';
 import { CachedKv } from './store/cached-kv.js';
@@ -256,6 +256,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   });
   handle = app.callback();
 
+  if (cluster) await removeLeftCheckpoints(dataDir);
   const postureStreams = await startPostureStreams({ replica, bus, client, presence, posture, pool, caPem: tls.caPem, log });
   const grpc = await GrpcServer.start({
     listen: config.grpcListen,

@@ -3,7 +3,7 @@
 // cluster. Only callers presenting a node certificate of the cluster CA are served; never writes the replica.
 
 import { createHash, randomBytes, X509Certificate } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { APPLIED_SEQ_KEY } from '../store/keys.js';
@@ -18,6 +18,16 @@ const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 /** Transfers served at once; more are answered RESOURCE_EXHAUSTED (the caller tries another peer). */
 const MAX_TRANSFERS = 2;
+/** Names of the per-transfer checkpoint directories in workDir. */
+const OUTGOING_PREFIX = '.snapshot-outgoing-';
+
+/** Removes checkpoints left in `workDir` by transfers a crash cut short (call before serving). */
+export async function removeLeftCheckpoints(workDir: string): Promise<void> {
+  for (const name of await readdir(workDir)) {
+    if (name.startsWith(OUTGOING_PREFIX)) await rm(join(workDir, name), { recursive: true, force: true });
+  }
+}
+
 /** A StreamSnapshot response as proto-loader gives it (64-bit integers as decimal strings). */
 export interface WireSnapshotResponse {
   header?: { appliedSeq: string; formatVersion: number; nodeId: string };
@@ -91,7 +101,7 @@ export class SnapshotService {
     const started = performance.now();
     // A checkpoint of the replica's own files (hard links and a few MiB copied), private to this
     // transfer, sent as they are read; size, file count and hash follow in the trailer.
-    const checkpoint = join(this.opts.workDir, `.snapshot-outgoing-${randomBytes(6).toString('hex')}`);
+    const checkpoint = join(this.opts.workDir, `${OUTGOING_PREFIX}${randomBytes(6).toString('hex')}`);
     try {
       await this.opts.flush?.();
       const appliedSeq = Number((await checkpointLevelDb(this.opts.replicaDir, checkpoint, APPLIED_SEQ_KEY)) ?? 0);

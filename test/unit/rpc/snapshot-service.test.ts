@@ -6,14 +6,14 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { ensureNodePki, generateCa, type NodePki } from '../../../src/pki/node-pki.js';
 import { GrpcServer } from '../../../src/rpc/grpc-server.js';
 import { fetchSnapshot, grpcTarget, receiveSnapshot, SnapshotIntegrityError } from '../../../src/rpc/snapshot-client.js';
-import { SnapshotService, type WireSnapshotResponse } from '../../../src/rpc/snapshot-service.js';
+import { removeLeftCheckpoints, SnapshotService, type WireSnapshotResponse } from '../../../src/rpc/snapshot-service.js';
 import { APPLIED_SEQ_KEY } from '../../../src/store/keys.js';
 import type { KvStore } from '../../../src/store/kv.js';
 import { LevelKv } from '../../../src/store/level-kv.js';
@@ -129,6 +129,14 @@ describe('SnapshotService', () => {
       await serverB.close();
       await copy.close();
     }
+  });
+
+  it('leaves no checkpoint behind in its work directory, and removes one a crash left', async () => {
+    assert.deepEqual((await readdir(root)).filter((n) => n.startsWith('.snapshot-outgoing-')), [], 'transfers clean up after themselves');
+    await mkdir(join(root, '.snapshot-outgoing-left'), { recursive: true });
+    await removeLeftCheckpoints(root);
+    assert.equal(existsSync(join(root, '.snapshot-outgoing-left')), false);
+    assert.ok(existsSync(join(root, 'a-replica')), 'nothing else is touched');
   });
 
   it('refuses a caller whose certificate another CA issued', async () => {
