@@ -284,27 +284,40 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   health.start();
 
   let closing: Promise<void> | undefined;
+  // Every step runs even when an earlier one fails (e.g. shard subscriptions that cannot be
+  // flushed while NATS is reconnecting): a step skipped would leave the NATS connection, the log
+  // follower or LevelDB open. The first failure is thrown once everything is closed.
   const close = () =>
     (closing ??= (async () => {
+      let failure: unknown;
+      const step = async (what: string, fn: () => unknown) => {
+        try {
+          await fn();
+        } catch (err) {
+          log.warn(`closing: ${what} failed`, { error: err });
+          failure ??= err;
+        }
+      };
       health.stop();
       await new Promise<void>((done) => {
         server.close(() => done());
         server.closeIdleConnections();
       });
       adminPasswordFile.stop();
-      await postureStreams.close();
-      await grpc.close();
-      await registry?.stop();
-      await stopShards?.();
-      await sessions.stop().catch((err) => log.warn('final session flush failed', { error: err }));
-      await integrity.close();
-      await querySub.unsubscribe();
-      await actors.close();
-      await bus.close();
-      await applying.close();
-      await pool.close();
-      await commandLog.close();
-      await kv.close();
+      await step('posture streams', () => postureStreams.close());
+      await step('gRPC server', () => grpc.close());
+      await step('node registry', () => registry?.stop());
+      await step('shards', () => stopShards?.());
+      await step('final session flush', () => sessions.stop());
+      await step('integrity runner', () => integrity.close());
+      await step('query subscription', () => querySub.unsubscribe());
+      await step('actors', () => actors.close());
+      await step('bus', () => bus.close());
+      await step('log follower', () => applying.close());
+      await step('worker pool', () => pool.close());
+      await step('log', () => commandLog.close());
+      await step('replica', () => kv.close());
+      if (failure) throw failure;
     })());
 
   return {
