@@ -10,6 +10,7 @@ import { clusterScenarios } from './scenarios/cluster.js';
 import { costCurve } from './scenarios/cost-curve.js';
 import { memoryScale } from './scenarios/memory.js';
 import { postureEvents } from './scenarios/posture.js';
+import { readBarrier } from './scenarios/read-barrier.js';
 import { joinLarge } from './scenarios/snapshot-join.js';
 import { stallLarge } from './scenarios/stall.js';
 import { accessLarge, listLarge, loginsVsReads, sizeRatio, startLarge } from './scenarios/scale.js';
@@ -32,6 +33,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'cost-curve': costCurve,
   'memory-scale': memoryScale,
   cluster: clusterScenarios,
+  'read-barrier': readBarrier,
 };
 
 function format(rows: Row[]): string {

@@ -30,6 +30,8 @@ import { logStreamName } from './cluster-names.js';
 export interface ClusterConfig {
   natsUrls: string[];
   secret: string;
+  /** The secret being rotated away from (see JoinOptions.previousSecret). */
+  previousSecret?: string;
   name: string;
   /** JetStream replicas of the log and buckets; undefined = min(3, NATS servers). */
   replicas?: number;
@@ -82,7 +84,7 @@ export class ClusterNode {
     }
     try {
       const joined = await joinCluster({
-        nc: bus.connection, clusterName: config.name, secret: config.secret, replicas: config.replicas,
+        nc: bus.connection, clusterName: config.name, secret: config.secret, previousSecret: config.previousSecret, replicas: config.replicas,
         createCa: async () => generateCa(),
       });
       if (marker && marker.id !== joined.clusterId) {
@@ -90,6 +92,7 @@ export class ClusterNode {
           `not to cluster ${config.name} (${joined.clusterId}); give this node an empty data directory`);
       }
       if (!marker) await writeFile(join(dataDir, 'cluster.json'), `${JSON.stringify({ name: config.name, id: joined.clusterId })}\n`, { mode: 0o600 });
+      if (joined.rotated) log.warn('the cluster secret was rotated: nodes on the previous secret alone are refused from now on', { cluster: config.name });
       log.info(joined.founded ? 'cluster founded' : 'cluster joined', { cluster: config.name, clusterId: joined.clusterId });
       return new ClusterNode(config, bus, joined.clusterId, joined.ca, joined.founded, log);
     } catch (err) {
