@@ -1,7 +1,7 @@
 // CachedKv: LevelDB is the truth for every key; memory holds, within a budget, what pays for
 // itself. The index families (`i` secondary indexes, `u` unique keys, `n` counts, `m` meta) are
-// mirrored whole in a counted B+tree, so indexed range reads and O(log n) range counts never touch
-// the disk; records, policy links and policy lists (`r`, `l`, `e`: most of the bytes) are read
+// mirrored whole in a counted B+tree with packed leaves (front-coded, decoded on use: about 10
+// bytes of heap an index key), so indexed range reads and O(log n) range counts never touch the disk; records, policy links and policy lists (`r`, `l`, `e`: most of the bytes) are read
 // from LevelDB, through its block cache and a byte-bounded LRU of values. The tree is built in the
 // background after open (reads are served from LevelDB meanwhile); if it would outgrow its share
 // of the budget it is dropped and the node carries on from LevelDB: slower, never out of memory.
@@ -22,7 +22,7 @@ export const DEFAULT_CACHE_MB = 512;
 const LOAD_CHUNK = 10_000;
 /** The key families mirrored in the counted tree (a key `c␀…` with c in this set). */
 const TREE_FAMILIES = new Set(['i', 'm', 'n', 'u']);
-/** Heap bytes a tree entry costs beyond its characters (string header, array slots, node share). */
+/** Heap bytes a tree entry is taken to cost before the tree is measured (it is, once loaded). */
 const ENTRY_OVERHEAD = 72;
 /** Heap bytes an LRU entry costs beyond its characters (two strings, the map entry). */
 const LRU_OVERHEAD = 96;
