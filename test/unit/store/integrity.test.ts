@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { memoryStore } from '../../support/memory-store.js';
 import { describe, it } from 'node:test';
 import type { Entity, Op, Repair } from '../../../src/domain/commands.js';
+import { checkAccessIndex } from '../../../src/store/access-check.js';
 import { checkIntegrity, type IntegrityProblem } from '../../../src/store/integrity.js';
 import { TimeSlicer } from '../../../src/store/time-slicer.js';
 import { countKey, entityPoliciesKey, indexKey, joinPolicyIds, policyLinkKey, recordKey, uniqueKey } from '../../../src/store/keys.js';
@@ -57,6 +58,8 @@ describe('data integrity check', () => {
       { type: 'del', key: entityPoliciesKey('services', 'web', 'service-policies') }, // missing access list
       { type: 'put', key: entityPoliciesKey('identities', 'alice', 'service-policies'), value: joinPolicyIds(['p1', 'p9']) }, // wrong list
       { type: 'put', key: entityPoliciesKey('identities', 'bob', 'edge-router-policies'), value: 'p1' }, // stale list
+      { type: 'put', key: policyLinkKey('service-policies', 'p404', 'identities', 'alice'), value: '' }, // link of no policy
+      { type: 'put', key: entityPoliciesKey('no-such-kind', 'x1', 'service-policies'), value: 'p1' }, // list of no target kind
       // An authenticator of an identity that no longer exists, indexed as apply would have done.
       { type: 'put', key: recordKey('authenticators', 'a2'), value: JSON.stringify(base('a2', { identityId: 'gone', method: 'updb', username: 'orphan', fingerprint: null })) },
       { type: 'put', key: indexKey('authenticators', 'identityId', 'gone', 'a2'), value: '' },
@@ -76,6 +79,12 @@ describe('data integrity check', () => {
     find(problems, /missing access list services \/ web \/ service-policies = \[p1\]/);
     find(problems, /wrong access list identities \/ alice \/ service-policies = \[p1, p9\], should be \[p1\]/);
     find(problems, /stale access list identities \/ bob \/ edge-router-policies = \[p1\]/);
+    find(problems, /stale access link service-policies \/ p404 \/ identities \/ alice/);
+    find(problems, /stale access list no-such-kind \/ x1 \/ service-policies = \[p1\]/);
+    // The access index is compared a chunk of entities at a time: one entity a chunk finds the same.
+    const chunked = (await checkAccessIndex(kv, undefined, 1)).map((p) => p.description).sort();
+    assert.deepEqual(chunked, (await checkAccessIndex(kv)).map((p) => p.description).sort());
+    assert.equal(chunked.length, 6);
     find(problems, /authenticator a2: identityId references missing identity gone/);
     find(problems, /count of services is 7 \(1 in memory\) but 1 records exist/);
     find(problems, /count of authenticators is 1 \(1 in memory\) but 2 records exist/);
