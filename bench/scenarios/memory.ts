@@ -59,6 +59,9 @@ async function measure(ctx: ScenarioContext, name: string, sizes: SeedSizes, aga
   const node = await startBenchNode(dir, { WEFT_MAILBOX_SIZE: '1024' });
   try {
     const startSeconds = node.servingSeconds;
+    // The tree of a large set may take longer than startBenchNode waits (it builds in the
+    // background): measure the steady state, up to five minutes.
+    for (let i = 0; i < 3_000 && !node.node.stdout().includes('replica cached in memory'); i++) await new Promise((r) => setTimeout(r, 100));
     const warmLine = node.node.stdout().split('\n').find((line) => line.includes('replica cached in memory'));
     const warm = warmLine ? (JSON.parse(warmLine) as { ms: number; indexInMemory: boolean }) : undefined;
     const first = await node.node.request('GET', '/identities?limit=1', undefined, node.token);
@@ -108,7 +111,7 @@ export async function memoryScale(ctx: ScenarioContext): Promise<Row[]> {
     results.push(m);
     const at = `${m.identities.toLocaleString('en')} identities`;
     rows.push({ scenario: `node RSS at ${at} (default budget; peak)`, connections: 0, rps: 0, p50: 0, p99: 0, value: `${m.rss.toFixed(0)} MiB (peak ${m.peak.toFixed(0)})`, target: '≤ 2,048 MiB', pass: m.peak <= 2048 });
-    rows.push({ scenario: `start to serving at ${at} (index tree ${m.warmMs === undefined ? 'over budget: from LevelDB' : `in memory after ${(m.warmMs / 1000).toFixed(1)} s`})`, connections: 0, rps: 0, p50: 0, p99: 0, value: `${m.startSeconds.toFixed(2)} s`, target: '≤ 10 s', pass: m.startSeconds <= 10 });
+    rows.push({ scenario: `start to serving at ${at} (index tree ${m.warmMs === undefined ? 'not in memory: from LevelDB' : `in memory after ${(m.warmMs / 1000).toFixed(1)} s`})`, connections: 0, rps: 0, p50: 0, p99: 0, value: `${m.startSeconds.toFixed(2)} s`, target: '≤ 10 s', pass: m.startSeconds <= 10 });
     for (const q of QUERIES) rows.push({ scenario: `${q} at ${at}`, connections: 1, rps: 0, p50: m.p50[q], p99: 0, target: 'reported' });
     rows.push(...m.koa);
   }
