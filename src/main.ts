@@ -22,7 +22,7 @@ import { NatsBus } from './bus/nats-bus.js';
 import { eventSubject, querySubject, type CommandScope } from './bus/subjects.js';
 import { ConfigError, helpText, isEntryPoint, loadConfig, splitAddress, type Config } from './config.js';
 import type { Command } from './domain/commands.js';
-import { RESOURCES, resourceOf } from './domain/registry.js';
+import { RESOURCES } from './domain/registry.js';
 import { createGateway } from './gateway/app.js';
 import { PRODUCT_VERSION } from './gateway/routes/info-routes.js';
 import { NodeClient } from './gateway/node-client.js';
@@ -187,7 +187,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const posture = postureRuntime({
     clock: hooks.clock,
     timers: hooks.timers,
-    tell: (identityId, msg) => client.command(resourceOf('identities'), String(msg.op), identityId, msg),
+    tell: (identityId, msg) => client.identity(msg.op, identityId),
     publishRevocation: (event) => void bus.publish(eventSubject('posture.revocations'), event).catch((err) => log.warn('revocation publish failed', { error: err })),
     observer: {
       count: (type, result, n = 1) => metrics.postureEvents.inc({ type, result }, n),

@@ -8,12 +8,11 @@ import type { RouterPresence } from '../actors/router-presence.js';
 import type { Bus } from '../bus/bus.js';
 import { eventSubject } from '../bus/subjects.js';
 import type { Command } from '../domain/commands.js';
-import { resourceOf } from '../domain/registry.js';
 import type { NodeClient } from '../gateway/node-client.js';
 import type { Logger } from '../logger.js';
 import type { Replica } from '../store/replica.js';
 import type { WorkerPool } from '../workers/pool.js';
-import { changedRouterIds, PostureStreamService, type PostureSubmitResult, type Revocation } from './posture-service.js';
+import { changedRouterIds, PostureStreamService, type Revocation } from './posture-service.js';
 import { RouterAuthenticator } from './router-auth.js';
 
 /**
@@ -38,7 +37,7 @@ export async function startPostureStreams(opts: {
     auth: new RouterAuthenticator({ caPem: opts.caPem, router: (id) => replica.get('edge-routers', id) }),
     presence: opts.presence,
     submit: (event) =>
-      client.command<PostureSubmitResult>(resourceOf('identities'), 'postureResponses', event.identityId, {
+      client.identity('postureResponses', event.identityId, {
         apiSessionId: event.apiSessionId, responses: event.responses, source: 'grpc',
       }),
     onError: (err) => log.warn('posture stream failed', { error: err }),

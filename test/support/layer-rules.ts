@@ -21,8 +21,10 @@ const ONLY: Record<string, readonly string[]> = {
   'domain/': ['domain/', 'errors.ts'],
   'workers/': ['workers/', 'domain/', 'errors.ts'],
   'bus/': ['bus/', 'errors.ts'],
+  // The bus protocol: message types and their readers, shared by both sides of the bus.
+  'protocol/': ['protocol/', 'errors.ts'],
   // The gateway talks to the bus only: never the store, log, actors or workers.
-  'gateway/': ['gateway/', 'bus/', 'domain/', 'errors.ts', 'config.ts'],
+  'gateway/': ['gateway/', 'bus/', 'protocol/', 'domain/', 'errors.ts', 'config.ts'],
 };
 
 /** Deny-lists: an area listed here must not import these areas. */

@@ -13,6 +13,7 @@ import {
   secretFromBytes,
   verifyTotp,
 } from '../../domain/totp.js';
+import { unknownOperation } from '../../protocol/v1/message-fields.js';
 import { ApiError } from '../../errors.js';
 import type { Replica } from '../../store/replica.js';
 import type { ActorMessage } from '../actor-host.js';
@@ -44,7 +45,7 @@ export async function handleMfaCommand(ctx: MfaCommandContext, msg: ActorMessage
     case 'mfaRemove':
       return removeByAdmin(ctx);
     default:
-      throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown MFA operation ${msg.op}` });
+      throw unknownOperation('mfa', msg.op);
   }
 }
 

@@ -8,13 +8,14 @@ import type { Scope } from '../../store/query-engine.js';
 import type { Replica } from '../../store/replica.js';
 import { PostureReads, type PostureSnapshot } from '../posture/posture-reads.js';
 import type { Wire } from './present.js';
-import type { ListParams } from './query-handler.js';
+import type { HandlerTable } from '../../protocol/v1/handler-table.js';
+import type { ListParams, QueryRequest, Viewer } from '../../protocol/v1/query-messages.js';
 
 /** What the client queries need from the query handler. */
 export interface ClientQueryDeps {
   replica: Replica;
-  list: (kind: string, params: ListParams, scope?: Scope) => Promise<unknown>;
-  get: (kind: string, id: string) => Promise<unknown>;
+  list: (kind: string, params: ListParams, viewer: Viewer, scope?: Scope) => Promise<unknown>;
+  get: (kind: string, id: string, viewer: Viewer) => Promise<unknown>;
 }
 
 interface Page {
@@ -24,36 +25,32 @@ interface Page {
 
 /** `clientServices` (list, or one with `id`), `clientServiceVisible` (may the identity dial or
  * bind service `id`) and `clientSessions` (list, or one with `id`). */
-export async function answerClientQuery(msg: Record<string, unknown>, deps: ClientQueryDeps): Promise<unknown> {
-  const identityId = String(msg.identityId ?? '');
-  const id = typeof msg.id === 'string' ? msg.id : undefined;
-  const params = (msg.params ?? {}) as ListParams;
-  const reads = new PostureReads(deps.replica);
-  switch (msg.op) {
-    case 'clientServices': {
-      const visible = await visibleServices(reads, identityId);
-      const withQueries = (wire: Wire) => addPostureQueries(reads, wire, identityId, String(msg.apiSessionId ?? ''), msg.posture as PostureSnapshot);
-      if (id !== undefined) {
-        if (!visible.has(id)) throw new ApiError('NOT_FOUND');
-        return withQueries((await deps.get('services', id)) as Wire);
+export function clientQueries(deps: ClientQueryDeps): Pick<HandlerTable<QueryRequest>, 'clientServices' | 'clientServiceVisible' | 'clientSessions'> {
+  const reads = () => new PostureReads(deps.replica);
+  return {
+    clientServices: async (m) => {
+      const posture = reads();
+      const viewer = m.viewer ?? {};
+      const visible = await visibleServices(posture, m.identityId);
+      const withQueries = (wire: Wire) => addPostureQueries(posture, wire, m.identityId, m.apiSessionId ?? '', m.posture as unknown as PostureSnapshot);
+      if (m.id !== undefined) {
+        if (!visible.has(m.id)) throw new ApiError('NOT_FOUND');
+        return withQueries((await deps.get('services', m.id, viewer)) as Wire);
       }
-      const page = (await deps.list('services', params, { ids: visible })) as Page;
+      const page = (await deps.list('services', m.params ?? {}, viewer, { ids: visible })) as Page;
       return { ...page, data: await Promise.all(page.data.map(withQueries)) };
-    }
-    case 'clientServiceVisible':
-      return (await visibleServices(reads, identityId)).has(String(id));
-    case 'clientSessions': {
-      const isAdmin = msg.isAdmin === true;
-      if (id !== undefined) {
-        const session = await deps.replica.get('sessions', id);
-        if (!session || (!isAdmin && session.identityId !== identityId)) throw new ApiError('NOT_FOUND');
-        return deps.get('sessions', id);
+    },
+    clientServiceVisible: async (m) => (await visibleServices(reads(), m.identityId)).has(m.id),
+    clientSessions: async (m) => {
+      const viewer = m.viewer ?? {};
+      if (m.id !== undefined) {
+        const session = await deps.replica.get('sessions', m.id);
+        if (!session || (!m.isAdmin && session.identityId !== m.identityId)) throw new ApiError('NOT_FOUND');
+        return deps.get('sessions', m.id, viewer);
       }
-      return deps.list('sessions', params, isAdmin ? undefined : { field: 'identityId', value: identityId });
-    }
-    default:
-      throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown client query ${String(msg.op)}` });
-  }
+      return deps.list('sessions', m.params ?? {}, viewer, m.isAdmin ? undefined : { field: 'identityId', value: m.identityId });
+    },
+  };
 }
 
 /** Services the identity may dial or bind (through service policies). */

@@ -7,7 +7,8 @@ import { ApiError } from '../../errors.js';
 import type { Scope } from '../../store/query-engine.js';
 import type { Replica } from '../../store/replica.js';
 import { entityRef, type Decorator, type Viewer, type Wire } from './present.js';
-import type { ListParams } from './query-handler.js';
+import type { MessageOf } from '../../protocol/v1/handler-table.js';
+import type { ListParams, QueryRequest } from '../../protocol/v1/query-messages.js';
 
 /** What the config queries need from the query handler: its replica and its list. */
 export interface ConfigQueryDeps {
@@ -16,9 +17,9 @@ export interface ConfigQueryDeps {
 }
 
 /** The `configQuery` op: `query` names the related list, `id` its parent. */
-export async function answerConfigQuery(msg: Record<string, unknown>, deps: ConfigQueryDeps): Promise<unknown> {
-  const id = String(msg.id ?? '');
-  const params = (msg.params ?? {}) as ListParams;
+export async function answerConfigQuery(msg: MessageOf<QueryRequest, 'configQuery'>, deps: ConfigQueryDeps): Promise<unknown> {
+  const { id } = msg;
+  const params = msg.params ?? {};
   const parent = async (kind: string) => {
     const record = await deps.replica.get(kind, id);
     if (!record) throw new ApiError('NOT_FOUND');
@@ -38,8 +39,6 @@ export async function answerConfigQuery(msg: Record<string, unknown>, deps: Conf
     case 'identityServiceConfigs':
       await parent('identities');
       return identityServiceConfigs(deps.replica, id);
-    default:
-      throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown config query ${String(msg.query)}` });
   }
 }
 

@@ -2,16 +2,21 @@
 // identity by claim) and the wire shapes of CAs and external JWT signers. Never writes.
 
 import type { Entity } from '../../domain/commands.js';
+import type { HandlerTable } from '../../protocol/v1/handler-table.js';
+import type { QueryRequest } from '../../protocol/v1/query-messages.js';
 import type { Replica } from '../../store/replica.js';
 import type { Presenter, Wire } from './present.js';
 
-/** Answers `extJwtSigner` (by issuer) and `extJwtIdentity` (by claim value). */
-export async function answerCredentialQuery(msg: Record<string, unknown>, replica: Replica): Promise<unknown> {
-  if (msg.op === 'extJwtSigner') return signerByIssuer(replica, String(msg.issuer ?? ''));
-  const value = String(msg.value ?? '');
-  if (value === '') return null;
-  const identity = msg.useExternalId === true ? await replica.findUnique('identities', 'externalId', value) : await replica.get('identities', value);
-  return identity ? { identityId: identity.id } : null;
+/** `extJwtSigner` (by issuer) and `extJwtIdentity` (by claim value). */
+export function credentialQueries(replica: Replica): Pick<HandlerTable<QueryRequest>, 'extJwtSigner' | 'extJwtIdentity'> {
+  return {
+    extJwtSigner: (m) => signerByIssuer(replica, m.issuer),
+    extJwtIdentity: async (m) => {
+      if (m.value === '') return null;
+      const identity = m.useExternalId ? await replica.findUnique('identities', 'externalId', m.value) : await replica.get('identities', m.value);
+      return identity ? { identityId: identity.id } : null;
+    },
+  };
 }
 
 async function signerByIssuer(replica: Replica, issuer: string): Promise<Record<string, unknown> | null> {

@@ -3,7 +3,8 @@
 // presented identities, enrollments, authenticators and API sessions. Never writes.
 
 import type { Entity } from '../../domain/commands.js';
-import { ApiError } from '../../errors.js';
+import type { HandlerTable } from '../../protocol/v1/handler-table.js';
+import type { QueryRequest } from '../../protocol/v1/query-messages.js';
 import type { Replica } from '../../store/replica.js';
 import { externalIdOfPeer } from '../credentials/external-id.js';
 import { entityRef, type Presenter, type Wire } from './present.js';
@@ -11,18 +12,13 @@ import { entityRef, type Presenter, type Wire } from './present.js';
 /** Who holds an enrollment token: an identity (ott, ottca, updb) or a router (erott, trott). */
 export type TokenHolder = { kind: 'identities'; id: string; method: string } | { kind: 'edge-routers' | 'routers'; id: string; method: string };
 
-/** Answers `findEnrollment`, `findCertIdentity` and `findRouterByFingerprint`. */
-export async function answerEnrollmentQuery(msg: Record<string, unknown>, replica: Replica): Promise<unknown> {
-  switch (msg.op) {
-    case 'findEnrollment':
-      return findEnrollment(replica, String(msg.token ?? ''));
-    case 'findCertIdentity':
-      return findCertIdentity(replica, msg.pems, String(msg.fingerprint ?? ''));
-    case 'findRouterByFingerprint':
-      return findRouterByFingerprint(replica, String(msg.fingerprint ?? ''));
-    default:
-      throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown enrollment query ${String(msg.op)}` });
-  }
+/** `findEnrollment`, `findCertIdentity` and `findRouterByFingerprint`. */
+export function enrollmentQueries(replica: Replica): Pick<HandlerTable<QueryRequest>, 'findEnrollment' | 'findCertIdentity' | 'findRouterByFingerprint'> {
+  return {
+    findEnrollment: (m) => findEnrollment(replica, m.token),
+    findCertIdentity: (m) => findCertIdentity(replica, m.pems, m.fingerprint),
+    findRouterByFingerprint: (m) => findRouterByFingerprint(replica, m.fingerprint),
+  };
 }
 
 async function findEnrollment(replica: Replica, token: string): Promise<TokenHolder | null> {

@@ -6,32 +6,34 @@ import type { MfaSessionFields } from '../../domain/mfa-session.js';
 import { authQueriesOf } from '../../domain/secondary-auth.js';
 import { provisioningUrl, verifyTotp } from '../../domain/totp.js';
 import { ApiError } from '../../errors.js';
+import type { HandlerTable } from '../../protocol/v1/handler-table.js';
+import type { QueryRequest } from '../../protocol/v1/query-messages.js';
 import type { Replica } from '../../store/replica.js';
 import { mfaNow } from '../mfa/mfa-clock.js';
 import type { Presenter, Wire } from './present.js';
 
-/** Answers one MFA query; `identityId` is the caller's, `code` a TOTP code where one is needed. */
-export async function answerMfaQuery(msg: Record<string, unknown>, replica: Replica): Promise<unknown> {
-  const identityId = String(msg.identityId ?? '');
-  const mfa = await replica.findUnique('mfas', 'identityId', identityId);
-  if (!mfa) throw new ApiError('NOT_FOUND');
-  const verified = mfa.isVerified === true;
-  switch (msg.op) {
-    case 'mfaDetail':
-      return presentMfa(mfa, await identityName(replica, identityId));
-    case 'mfaRecoveryCodes': {
-      if (!verified) throw new ApiError('NOT_FOUND');
+/** The MFA queries of the caller's own identity (`identityId`); `code` is a TOTP code. */
+export function mfaQueries(replica: Replica): Pick<HandlerTable<QueryRequest>, 'mfaDetail' | 'mfaRecoveryCodes' | 'mfaProvisioningUrl'> {
+  const enrolled = async (identityId: string) => {
+    const mfa = await replica.findUnique('mfas', 'identityId', identityId);
+    if (!mfa) throw new ApiError('NOT_FOUND');
+    return mfa;
+  };
+  return {
+    mfaDetail: async (m) => presentMfa(await enrolled(m.identityId), await identityName(replica, m.identityId)),
+    mfaRecoveryCodes: async (m) => {
+      const mfa = await enrolled(m.identityId);
+      if (mfa.isVerified !== true) throw new ApiError('NOT_FOUND');
       // Viewing the codes takes a TOTP code: a recovery code does not show the others.
-      const code = typeof msg.code === 'string' ? msg.code : '';
-      if (!verifyTotp(String(mfa.secret), code, mfaNow())) throw new ApiError('MFA_INVALID_TOKEN');
+      if (!verifyTotp(String(mfa.secret), m.code ?? '', mfaNow())) throw new ApiError('MFA_INVALID_TOKEN');
       return { ...baseWire(mfa), recoveryCodes: recoveryCodes(mfa) };
-    }
-    case 'mfaProvisioningUrl':
-      if (verified) throw new ApiError('NOT_FOUND');
-      return { provisioningUrl: provisioningUrl(await identityName(replica, identityId), String(mfa.secret)) };
-    default:
-      throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown MFA query ${String(msg.op)}` });
-  }
+    },
+    mfaProvisioningUrl: async (m) => {
+      const mfa = await enrolled(m.identityId);
+      if (mfa.isVerified === true) throw new ApiError('NOT_FOUND');
+      return { provisioningUrl: provisioningUrl(await identityName(replica, m.identityId), String(mfa.secret)) };
+    },
+  };
 }
 
 /** `GET /current-identity/mfa`: the secret material only while the enrollment is unverified. */

@@ -6,7 +6,8 @@ import { NO_LIMIT_REPORTED, parsePagingParam, resolvePaging } from '../../domain
 import { POSTURE_CHECK_TYPE_CATALOGUE, type PostureCheckTypeInfo } from '../../domain/posture/index.js';
 import { evaluate, parseQuery, parseSortParam, QueryError, readPath, sortComparator, type Query, type SymbolInfo } from '../../domain/query/index.js';
 import { ApiError, invalidFilter } from '../../errors.js';
-import type { ListParams } from './query-handler.js';
+import type { MessageOf } from '../../protocol/v1/handler-table.js';
+import type { ListParams, QueryRequest } from '../../protocol/v1/query-messages.js';
 import { selfLink, type Wire } from './present.js';
 
 const KIND = 'posture-check-types';
@@ -21,13 +22,13 @@ const SYMBOLS: Record<string, SymbolInfo> = {
 };
 
 /** `{op:'postureCheckTypes', id}` answers one type (404 if unknown); without id, a list page. */
-export function postureCheckTypes(msg: Record<string, unknown>): unknown {
+export function postureCheckTypes(msg: MessageOf<QueryRequest, 'postureCheckTypes'>): unknown {
   if (msg.id !== undefined) {
     const info = POSTURE_CHECK_TYPE_CATALOGUE.find((t) => t.id === msg.id);
     if (!info) throw new ApiError('NOT_FOUND');
     return present(info);
   }
-  return list((msg.params ?? {}) as ListParams);
+  return list(msg.params ?? {});
 }
 
 function list(params: ListParams): unknown {

@@ -5,6 +5,7 @@ import type { Entity } from '../../domain/commands.js';
 import { isDisabled } from '../../domain/identity-state.js';
 import { resourceOf } from '../../domain/registry.js';
 import { fieldsOf } from '../../domain/resource.js';
+import type { Viewer } from '../../protocol/v1/query-messages.js';
 import type { Replica } from '../../store/replica.js';
 
 export type Wire = Record<string, unknown>;
@@ -18,12 +19,7 @@ export function entityRef(kind: string, id: string, name: string): Wire {
   return { _links: selfLink(kind, id), entity: resourceOf(kind).entity, id, name };
 }
 
-/** Who is reading, for fields that depend on the caller (e.g. a service's permissions). */
-export interface Viewer {
-  identityId?: string;
-  /** `configTypes` requested for service `config` maps (ids, or 'all'). */
-  configTypes?: string[];
-}
+export type { Viewer };
 
 /** Adds kind-specific fields to a presented record. */
 export type Decorator = (wire: Wire, record: Entity, ctx: { replica: Replica; viewer: Viewer }) => Promise<void>;

@@ -18,48 +18,23 @@ import type { SessionKeeper } from '../session-keeper.js';
 import { listControllers } from './controllers.js';
 import { registerRouterDecorators } from './present-routers.js';
 import { registerSessionDecorators } from './present-sessions.js';
-import { answerClientQuery } from './client-queries.js';
+import { clientQueries } from './client-queries.js';
 import type { RouterPresence } from '../router-presence.js';
 import { AccessQueries } from './access-queries.js';
 import { registerAccessDecorators } from './access-decorators.js';
 import { answerConfigQuery, decorateConfig, decorateServiceConfigs } from './config-queries.js';
-import { answerCredentialQuery, registerCredentialDecorators } from './credential-queries.js';
-import { answerEnrollmentQuery, registerEnrollmentDecorators } from './enrollment-queries.js';
+import { credentialQueries, registerCredentialDecorators } from './credential-queries.js';
+import { enrollmentQueries, registerEnrollmentDecorators } from './enrollment-queries.js';
 import { Presenter, type Viewer } from './present.js';
 import { RenderCache } from './render-cache.js';
 import { presentPostureCheck } from './present-posture-checks.js';
-import { answerMfaQuery, registerMfaDecorators } from './mfa-queries.js';
+import { mfaQueries, registerMfaDecorators } from './mfa-queries.js';
 import { currentAuthQueries, requiredExtJwtSignerOf } from './secondary-queries.js';
 import { postureCheckTypes } from './posture-check-types.js';
+import { dispatch, readMessage, type HandlerTable } from '../../protocol/v1/handler-table.js';
+import { QUERY_PROTOCOL, type ListParams, type QueryRequest, type SessionInfo, type Viewer as MessageViewer } from '../../protocol/v1/query-messages.js';
 
-/** The query parameters of a list request, as the gateway received them. */
-export interface ListParams {
-  filter?: string;
-  sort?: string;
-  limit?: string;
-  offset?: string;
-  /** Role-aware lists: `#attr` / `@id` selectors and their semantic. */
-  roleFilter?: string[];
-  roleSemantic?: string;
-  /** `/identities/{id}/services`: dial or bind. */
-  policyType?: string;
-}
-
-/** What the gateway learns about the caller from a session token. */
-export interface SessionInfo {
-  apiSessionId: string;
-  identityId: string;
-  identityName: string;
-  isAdmin: boolean;
-  expiresAt: string;
-  expirationSeconds: number;
-  /** MFA state of the session (required and not complete = partially authenticated). */
-  isMfaRequired: boolean;
-  isMfaComplete: boolean;
-  /** The ext-jwt signer whose token every request must carry (auth policy
-   * `secondary.requireExtJwtSigner`), or null; the gateway checks the token. */
-  requiredExtJwtSigner: string | null;
-}
+export type { ListParams, SessionInfo };
 
 /** How many tokens the session lookup remembers (the oldest is forgotten first). */
 const TOKENS_REMEMBERED = 10_000;
@@ -75,6 +50,8 @@ export class QueryHandler {
   /** When this node last applied a write other than session bookkeeping (or started): the
    * client API's `service-updates`, which SDKs poll to know when to re-read their services. */
   private lastChangeAt = new Date().toISOString();
+  /** One handler per op of the query family. */
+  private readonly table: HandlerTable<QueryRequest>;
   /** Node-local features answering queries under their own prefix (`ops.` → OpsHandler). */
   private readonly delegates = new Map<string, (msg: Record<string, unknown>) => Promise<unknown>>();
 
@@ -100,6 +77,7 @@ export class QueryHandler {
     registerCredentialDecorators(this.presenter);
     registerEnrollmentDecorators(this.presenter);
     registerMfaDecorators(this.presenter);
+    this.table = this.handlers();
   }
 
   /** Drops the renderings a command may have changed: for a login, its identity's (whose
@@ -120,67 +98,52 @@ export class QueryHandler {
     this.delegates.set(prefix, handler);
   }
 
-  async handle(msg: Record<string, unknown>): Promise<unknown> {
-    const dot = typeof msg.op === 'string' ? msg.op.indexOf('.') : -1;
-    const delegated = dot > 0 ? this.delegates.get(String(msg.op).slice(0, dot)) : undefined;
-    if (delegated) return delegated(msg);
-    switch (msg.op) {
-      case 'get': {
+  /** Answers one message of the query family (or a delegated feature's); a malformed message
+   * is 400 INVALID_MESSAGE, an unknown op 501 UNKNOWN_OPERATION. */
+  handle(msg: unknown): Promise<unknown> {
+    const op = (msg as { op?: unknown } | null | undefined)?.op;
+    const dot = typeof op === 'string' ? op.indexOf('.') : -1;
+    const delegated = dot > 0 ? this.delegates.get((op as string).slice(0, dot)) : undefined;
+    if (delegated) return delegated(msg as Record<string, unknown>);
+    try {
+      return Promise.resolve(dispatch(this.table, readMessage(QUERY_PROTOCOL, msg), undefined));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** One handler per query op (a missing one does not compile). */
+  private handlers(): HandlerTable<QueryRequest> {
+    return {
+      get: (m) => {
         // Serialised here once: the gateway writes the text into the response as it is. A kept
         // rendering is answered without another async step.
-        const kind = String(msg.kind);
-        const id = String(msg.id);
-        const viewer = viewerOf(msg);
-        return new JsonText(this.rendered.fresh(kind, id, viewerKey(viewer)) ?? (await this.getJson(kind, id, viewer)));
-      }
-      case 'list':
-        return this.list(String(msg.kind), (msg.params ?? {}) as ListParams, viewerOf(msg));
-      case 'related':
-        return this.related(msg.parent as { kind: string; id: string }, String(msg.kind), (msg.params ?? {}) as ListParams, viewerOf(msg));
-      case 'clientServices':
-      case 'clientServiceVisible':
-      case 'clientSessions':
-        return answerClientQuery(msg, {
-          replica: this.replica,
-          list: (kind, params, scope) => this.list(kind, params, viewerOf(msg), scope),
-          get: (kind, id) => this.get(kind, id, viewerOf(msg)),
-        });
-      case 'configQuery':
-        return answerConfigQuery(msg, { replica: this.replica, list: (kind, params, scope) => this.list(kind, params, viewerOf(msg), scope) });
-      case 'policyAdvice':
-        return this.access.policyAdvice(String(msg.identityId), String(msg.serviceId));
-      case 'resolveSession':
-        return this.resolveSession(String(msg.token ?? ''));
-      case 'currentSession':
-        return this.currentSession(String(msg.token ?? ''), msg.extJwtPassed === true);
-      case 'mfaDetail':
-      case 'mfaRecoveryCodes':
-      case 'mfaProvisioningUrl':
-        return answerMfaQuery(msg, this.replica);
-      case 'extJwtSigner':
-      case 'extJwtIdentity':
-        return answerCredentialQuery(msg, this.replica);
-      case 'findEnrollment':
-      case 'findCertIdentity':
-      case 'findRouterByFingerprint':
-        return answerEnrollmentQuery(msg, this.replica);
-      case 'findUpdb':
-        return this.findUpdb(String(msg.username ?? ''));
-      case 'roleAttributes':
-        return this.roleAttributes(String(msg.kind), String((msg.params as ListParams | undefined)?.filter ?? ''));
-      case 'controllers':
-        return listControllers(this.nodes);
-      case 'postureCheckTypes':
-        return postureCheckTypes(msg);
-      case 'summary':
-        return this.summary();
-      case 'status':
-        return { appliedSeq: this.replica.appliedSeq };
-      case 'serviceUpdates':
-        return { lastChangeAt: this.lastChangeAt };
-      default:
-        throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown query ${String(msg.op)}` });
-    }
+        const viewer = viewerOf(m);
+        const kept = this.rendered.fresh(m.kind, m.id, viewerKey(viewer));
+        return kept !== undefined ? new JsonText(kept) : this.getJson(m.kind, m.id, viewer).then((json) => new JsonText(json));
+      },
+      list: (m) => this.list(m.kind, m.params ?? {}, viewerOf(m)),
+      related: (m) => this.related(m.parent, m.kind, m.params ?? {}, viewerOf(m)),
+      ...clientQueries({
+        replica: this.replica,
+        list: (kind, params, viewer, scope) => this.list(kind, params, viewer, scope),
+        get: (kind, id, viewer) => this.get(kind, id, viewer),
+      }),
+      configQuery: (m) => answerConfigQuery(m, { replica: this.replica, list: (kind, params, scope) => this.list(kind, params, viewerOf(m), scope) }),
+      policyAdvice: (m) => this.access.policyAdvice(m.identityId, m.serviceId),
+      resolveSession: (m) => this.resolveSession(m.token),
+      currentSession: (m) => this.currentSession(m.token, m.extJwtPassed),
+      ...mfaQueries(this.replica),
+      ...credentialQueries(this.replica),
+      ...enrollmentQueries(this.replica),
+      findUpdb: (m) => this.findUpdb(m.username),
+      roleAttributes: (m) => this.roleAttributes(m.kind, m.params?.filter ?? ''),
+      controllers: () => listControllers(this.nodes),
+      postureCheckTypes: (m) => postureCheckTypes(m),
+      summary: () => this.summary(),
+      status: () => ({ appliedSeq: this.replica.appliedSeq }),
+      serviceUpdates: () => ({ lastChangeAt: this.lastChangeAt }),
+    };
   }
 
   /** An entity as the wire shows it to this viewer, as JSON text (kept in the render cache). */
@@ -332,9 +295,8 @@ function viewerKey(viewer: Viewer): string {
   return `${viewer.identityId ?? ''}\u0000${viewer.configTypes?.join(',') ?? ''}`;
 }
 
-function viewerOf(msg: Record<string, unknown>): Viewer {
-  const viewer = (msg.viewer ?? {}) as Viewer;
-  return { identityId: viewer.identityId, configTypes: viewer.configTypes };
+function viewerOf(msg: { viewer?: MessageViewer }): Viewer {
+  return { identityId: msg.viewer?.identityId, configTypes: msg.viewer?.configTypes };
 }
 
 /** Parses filter + sort parameters against the kind's public symbols; 400s on bad input. */

@@ -11,7 +11,7 @@ import { sendCreated, sendData, sendDataJson, sendEmpty } from '../envelope.js';
 import { jsonBody } from '../middleware/body.js';
 import { requireAdmin } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
-import { listParams, viewer, type ListReply } from './resource-routes.js';
+import { listParams, viewer } from './resource-routes.js';
 
 export const FABRIC_PATH = '/fabric/v1';
 
@@ -23,7 +23,7 @@ type Wire = Record<string, unknown>;
 export function addFabricRoutes(router: Router, node: NodeClient): void {
   const list = (kind: string) => async (ctx: Context) => {
     requireAdmin(ctx);
-    const page = await node.query<ListReply>({ op: 'list', kind, params: listParams(ctx), viewer: viewer(ctx) });
+    const page = await node.query({ op: 'list', kind, params: listParams(ctx), viewer: viewer(ctx) });
     sendData(ctx, page.data, page.meta);
   };
   const get = (kind: string) => async (ctx: Context & { params: Record<string, string> }) => {
@@ -40,7 +40,7 @@ export function addFabricRoutes(router: Router, node: NodeClient): void {
     requireAdmin(ctx);
     const { limit, offset } = pageOf(ctx);
     const params = { ...listParams(ctx), limit: String(MERGED_PAGE), offset: '0' };
-    const pages = await Promise.all(['routers', 'edge-routers'].map((kind) => node.query<ListReply>({ op: 'list', kind, params, viewer: viewer(ctx) })));
+    const pages = await Promise.all(['routers', 'edge-routers'].map((kind) => node.query({ op: 'list', kind, params, viewer: viewer(ctx) })));
     const all = pages.flatMap((page) => (page.data as Wire[]).map(fabricRouter));
     if (!listParams(ctx).sort) all.sort((a, b) => String(a.name).localeCompare(String(b.name)));
     const totalCount = pages.reduce((sum, page) => sum + Number((page.meta.pagination as Wire | undefined)?.totalCount ?? 0), 0);
@@ -62,7 +62,7 @@ export function addFabricRoutes(router: Router, node: NodeClient): void {
   router.get('/services/:id', get('services'));
   router.get('/services/:id/terminators', async (ctx) => {
     requireAdmin(ctx);
-    const page = await node.query<ListReply>({ op: 'related', parent: { kind: 'services', id: ctx.params.id }, kind: 'terminators', params: listParams(ctx), viewer: viewer(ctx) });
+    const page = await node.query({ op: 'related', parent: { kind: 'services', id: ctx.params.id }, kind: 'terminators', params: listParams(ctx), viewer: viewer(ctx) });
     sendData(ctx, page.data, page.meta);
   });
   const terminators = resourceOf('terminators');

@@ -8,15 +8,11 @@ import type { ResourceDecl } from '../../domain/resource.js';
 import { sendCreated, sendData, sendDataJson, sendEmpty } from '../envelope.js';
 import { jsonBody } from '../middleware/body.js';
 import { requireAccess } from '../middleware/session.js';
+import type { ListParams, Viewer } from '../../protocol/v1/query-messages.js';
 import type { NodeClient } from '../node-client.js';
 
-/** A list page as the query handler returns it. */
-export interface ListReply {
-  data: unknown;
-  meta: Record<string, unknown>;
-}
-
-export function listParams(ctx: Context): Record<string, unknown> {
+/** The list parameters of the request's query string. */
+export function listParams(ctx: Context): ListParams {
   const one = (name: string) => {
     const value = ctx.query[name];
     return Array.isArray(value) ? value[0] : value;
@@ -37,7 +33,7 @@ export function listParams(ctx: Context): Record<string, unknown> {
 }
 
 /** Who is reading, for caller-dependent fields (service permissions, service configs). */
-export function viewer(ctx: Context): Record<string, unknown> {
+export function viewer(ctx: Context): Viewer {
   const caller = ctx.state.caller as { identityId?: string } | undefined;
   const configTypes = ctx.query.configTypes;
   return {
@@ -54,7 +50,7 @@ export function addResourceRoutes(router: Router, node: NodeClient, decl: Resour
     const access = ops.list;
     router.get(base, async (ctx) => {
       requireAccess(ctx, access);
-      const page = await node.query<ListReply>({ op: 'list', kind, params: listParams(ctx), viewer: viewer(ctx) });
+      const page = await node.query({ op: 'list', kind, params: listParams(ctx), viewer: viewer(ctx) });
       sendData(ctx, page.data, page.meta);
     });
   }
