@@ -12,7 +12,7 @@ import { createCatalogActor, createEntityActor, type ActorDeps } from './actors/
 import { bootstrap } from './actors/bootstrap.js';
 import { EntityWriter } from './actors/entity-writer.js';
 import { Proposer } from './actors/proposer.js';
-import { QueryHandler } from './actors/query/query-handler.js';
+import { QueryHandler } from './query/query-handler.js';
 import { SessionKeeper } from './actors/session-keeper.js';
 import { postureRuntime, type Clock, type Timers } from './actors/posture/posture-runtime.js';
 import { RouterPresence } from './actors/router-presence.js';

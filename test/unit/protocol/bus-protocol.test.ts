@@ -8,7 +8,7 @@ import { ActorHost } from '../../../src/actors/actor-host.js';
 import { CatalogActor } from '../../../src/actors/catalog-actor.js';
 import type { EntityWriter } from '../../../src/actors/entity-writer.js';
 import { IdentityActor, type IdentityActorDeps } from '../../../src/actors/identity-actor.js';
-import { QueryHandler } from '../../../src/actors/query/query-handler.js';
+import { QueryHandler } from '../../../src/query/query-handler.js';
 import { SessionKeeper } from '../../../src/actors/session-keeper.js';
 import { MemoryBus } from '../../../src/bus/memory-bus.js';
 import { entitySubject, querySubject } from '../../../src/bus/subjects.js';

@@ -2,14 +2,14 @@
 // with their posture queries, evaluated against the posture snapshot its actor sent along, and
 // its own service sessions. Node-local reads only; never writes.
 
-import { postureQueries } from '../../domain/posture/index.js';
-import { ApiError } from '../../errors.js';
-import type { Scope } from '../../store/query-engine.js';
-import type { Replica } from '../../store/replica.js';
-import { PostureReads, type PostureSnapshot } from '../posture/posture-reads.js';
+import { postureQueries } from '../domain/posture/index.js';
+import { ApiError } from '../errors.js';
+import type { Scope } from '../store/query-engine.js';
+import type { Replica } from '../store/replica.js';
+import { PostureReads, type PostureSnapshot } from '../actors/posture/posture-reads.js';
 import type { Wire } from './present.js';
-import type { HandlerTable } from '../../protocol/v1/handler-table.js';
-import type { ListParams, QueryRequest, Viewer } from '../../protocol/v1/query-messages.js';
+import type { HandlerTable } from '../protocol/v1/handler-table.js';
+import type { ListParams, QueryRequest, Viewer } from '../protocol/v1/query-messages.js';
 
 /** What the client queries need from the query handler. */
 export interface ClientQueryDeps {

@@ -2,9 +2,9 @@
 // requires (the gateway checks the request's bearer token against it) and the current session's
 // auth queries. Never writes.
 
-import type { Entity } from '../../domain/commands.js';
-import { authQueriesOf, isExtJwtOwed, type SecondaryState } from '../../domain/secondary-auth.js';
-import type { Replica } from '../../store/replica.js';
+import type { Entity } from '../domain/commands.js';
+import { authQueriesOf, isExtJwtOwed, type SecondaryState } from '../domain/secondary-auth.js';
+import type { Replica } from '../store/replica.js';
 
 /** The identity's auth policy `secondary.requireExtJwtSigner`, or null. */
 export async function requiredExtJwtSignerOf(replica: Replica, identity: Entity): Promise<string | null> {

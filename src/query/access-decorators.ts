@@ -1,11 +1,11 @@
 // Presentation of access-model records: services' permissions for the viewer, and the
 // `*RolesDisplay` lists of policies (`@id` shown as `@name`, unknown ids omitted).
 
-import type { Entity } from '../../domain/commands.js';
-import { resourceOf } from '../../domain/registry.js';
-import { roleFields } from '../../domain/resource.js';
-import type { AccessReader } from '../../store/access-reader.js';
-import type { Replica } from '../../store/replica.js';
+import type { Entity } from '../domain/commands.js';
+import { resourceOf } from '../domain/registry.js';
+import { roleFields } from '../domain/resource.js';
+import type { AccessReader } from '../store/access-reader.js';
+import type { Replica } from '../store/replica.js';
 import type { Decorator, Presenter, Wire } from './present.js';
 
 export function registerAccessDecorators(presenter: Presenter, reader: AccessReader): void {

@@ -1,14 +1,14 @@
 // Reads around configs: the `configType` ref of a config, a service's `config` map for the
 // requested config types, and the config related lists. Node-local reads only; never writes.
 
-import type { Entity } from '../../domain/commands.js';
-import { NO_LIMIT_REPORTED } from '../../domain/paging.js';
-import { ApiError } from '../../errors.js';
-import type { Scope } from '../../store/query-engine.js';
-import type { Replica } from '../../store/replica.js';
+import type { Entity } from '../domain/commands.js';
+import { NO_LIMIT_REPORTED } from '../domain/paging.js';
+import { ApiError } from '../errors.js';
+import type { Scope } from '../store/query-engine.js';
+import type { Replica } from '../store/replica.js';
 import { entityRef, type Decorator, type Viewer, type Wire } from './present.js';
-import type { MessageOf } from '../../protocol/v1/handler-table.js';
-import type { ListParams, QueryRequest } from '../../protocol/v1/query-messages.js';
+import type { MessageOf } from '../protocol/v1/handler-table.js';
+import type { ListParams, QueryRequest } from '../protocol/v1/query-messages.js';
 
 /** What the config queries need from the query handler: its replica and its list. */
 export interface ConfigQueryDeps {

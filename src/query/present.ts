@@ -1,12 +1,12 @@
 // Presentation: turns stored entities into their wire shape (secret fields dropped, refs,
 // computed fields and _links added). Used by the node-local query handler only.
 
-import type { Entity } from '../../domain/commands.js';
-import { isDisabled } from '../../domain/identity-state.js';
-import { resourceOf } from '../../domain/registry.js';
-import { fieldsOf } from '../../domain/resource.js';
-import type { Viewer } from '../../protocol/v1/query-messages.js';
-import type { Replica } from '../../store/replica.js';
+import type { Entity } from '../domain/commands.js';
+import { isDisabled } from '../domain/identity-state.js';
+import { resourceOf } from '../domain/registry.js';
+import { fieldsOf } from '../domain/resource.js';
+import type { Viewer } from '../protocol/v1/query-messages.js';
+import type { Replica } from '../store/replica.js';
 
 export type Wire = Record<string, unknown>;
 

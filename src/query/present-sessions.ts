@@ -2,10 +2,10 @@
 // service policies, and the edge routers the identity and the service share (with isOnline from
 // the node's router presence). Node-local reads only.
 
-import type { Entity } from '../../domain/commands.js';
-import type { AccessReader } from '../../store/access-reader.js';
-import type { Replica } from '../../store/replica.js';
-import type { RouterPresence } from '../router-presence.js';
+import type { Entity } from '../domain/commands.js';
+import type { AccessReader } from '../store/access-reader.js';
+import type { Replica } from '../store/replica.js';
+import type { RouterPresence } from '../actors/router-presence.js';
 import { entityRef, type Presenter, type Wire } from './present.js';
 
 export function registerSessionDecorators(presenter: Presenter, reader: AccessReader, presence?: RouterPresence): void {

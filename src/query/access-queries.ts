@@ -1,13 +1,13 @@
 // Access questions answered from the access index: related lists derived from policies, the
 // policy advisor, and role filters on lists. Node-local reads only.
 
-import type { Entity } from '../../domain/commands.js';
-import { splitRoles, type Semantic } from '../../domain/policy.js';
-import { findRelation } from '../../domain/relations.js';
-import { ApiError, fieldError } from '../../errors.js';
-import { AccessReader } from '../../store/access-reader.js';
-import type { Scope } from '../../store/query-engine.js';
-import type { Replica } from '../../store/replica.js';
+import type { Entity } from '../domain/commands.js';
+import { splitRoles, type Semantic } from '../domain/policy.js';
+import { findRelation } from '../domain/relations.js';
+import { ApiError, fieldError } from '../errors.js';
+import { AccessReader } from '../store/access-reader.js';
+import type { Scope } from '../store/query-engine.js';
+import type { Replica } from '../store/replica.js';
 import { entityRef } from './present.js';
 
 export class AccessQueries {

@@ -2,12 +2,12 @@
 // paging over the in-memory catalogue, and detail by id. Answers upstream's
 // postureCheckTypeDetail shape.
 
-import { NO_LIMIT_REPORTED, parsePagingParam, resolvePaging } from '../../domain/paging.js';
-import { POSTURE_CHECK_TYPE_CATALOGUE, type PostureCheckTypeInfo } from '../../domain/posture/index.js';
-import { evaluate, parseQuery, parseSortParam, QueryError, readPath, sortComparator, type Query, type SymbolInfo } from '../../domain/query/index.js';
-import { ApiError, invalidFilter } from '../../errors.js';
-import type { MessageOf } from '../../protocol/v1/handler-table.js';
-import type { ListParams, QueryRequest } from '../../protocol/v1/query-messages.js';
+import { NO_LIMIT_REPORTED, parsePagingParam, resolvePaging } from '../domain/paging.js';
+import { POSTURE_CHECK_TYPE_CATALOGUE, type PostureCheckTypeInfo } from '../domain/posture/index.js';
+import { evaluate, parseQuery, parseSortParam, QueryError, readPath, sortComparator, type Query, type SymbolInfo } from '../domain/query/index.js';
+import { ApiError, invalidFilter } from '../errors.js';
+import type { MessageOf } from '../protocol/v1/handler-table.js';
+import type { ListParams, QueryRequest } from '../protocol/v1/query-messages.js';
 import { selfLink, type Wire } from './present.js';
 
 const KIND = 'posture-check-types';

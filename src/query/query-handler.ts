@@ -1,25 +1,25 @@
 // The node-local query handler: answers reads (get, list, sessions, role attributes, counts)
 // from this node's replica, so reads never cross the network. It never writes.
 
-import { JsonText } from '../../bus/bus.js';
-import { sessionBookkeepingOnly, type Command, type Entity } from '../../domain/commands.js';
-import { NO_LIMIT_REPORTED, parsePagingParam, resolvePaging } from '../../domain/paging.js';
-import { evaluate, parseQuery, parseSortParam, QueryError, type Query } from '../../domain/query/index.js';
-import { resolveSymbol } from '../../domain/query-symbols.js';
-import { RESOURCES, hasResource, resourceOf } from '../../domain/registry.js';
-import { filterableFields } from '../../domain/resource.js';
-import { isDisabled } from '../../domain/identity-state.js';
-import { ApiError, invalidFilter } from '../../errors.js';
-import { QueryEngine, type Scope } from '../../store/query-engine.js';
-import type { AppliedEvent, Replica } from '../../store/replica.js';
-import { hashToken } from '../api-session-factory.js';
-import type { NodeDirectory } from '../node-registry.js';
-import type { SessionKeeper } from '../session-keeper.js';
+import { JsonText } from '../bus/bus.js';
+import { sessionBookkeepingOnly, type Command, type Entity } from '../domain/commands.js';
+import { NO_LIMIT_REPORTED, parsePagingParam, resolvePaging } from '../domain/paging.js';
+import { evaluate, parseQuery, parseSortParam, QueryError, type Query } from '../domain/query/index.js';
+import { resolveSymbol } from '../domain/query-symbols.js';
+import { RESOURCES, hasResource, resourceOf } from '../domain/registry.js';
+import { filterableFields } from '../domain/resource.js';
+import { isDisabled } from '../domain/identity-state.js';
+import { ApiError, invalidFilter } from '../errors.js';
+import { QueryEngine, type Scope } from '../store/query-engine.js';
+import type { AppliedEvent, Replica } from '../store/replica.js';
+import { hashToken } from '../actors/api-session-factory.js';
+import type { NodeDirectory } from '../actors/node-registry.js';
+import type { SessionKeeper } from '../actors/session-keeper.js';
 import { listControllers } from './controllers.js';
 import { registerRouterDecorators } from './present-routers.js';
 import { registerSessionDecorators } from './present-sessions.js';
 import { clientQueries } from './client-queries.js';
-import type { RouterPresence } from '../router-presence.js';
+import type { RouterPresence } from '../actors/router-presence.js';
 import { AccessQueries } from './access-queries.js';
 import { registerAccessDecorators } from './access-decorators.js';
 import { answerConfigQuery, decorateConfig, decorateServiceConfigs } from './config-queries.js';
@@ -31,8 +31,8 @@ import { presentPostureCheck } from './present-posture-checks.js';
 import { mfaQueries, registerMfaDecorators } from './mfa-queries.js';
 import { currentAuthQueries, requiredExtJwtSignerOf } from './secondary-queries.js';
 import { postureCheckTypes } from './posture-check-types.js';
-import { dispatch, readMessage, type HandlerTable } from '../../protocol/v1/handler-table.js';
-import { QUERY_PROTOCOL, type ListParams, type QueryRequest, type SessionInfo, type Viewer as MessageViewer } from '../../protocol/v1/query-messages.js';
+import { dispatch, readMessage, type HandlerTable } from '../protocol/v1/handler-table.js';
+import { QUERY_PROTOCOL, type ListParams, type QueryRequest, type SessionInfo, type Viewer as MessageViewer } from '../protocol/v1/query-messages.js';
 
 export type { ListParams, SessionInfo };
 

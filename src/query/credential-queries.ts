@@ -1,10 +1,10 @@
 // Reads of the credential resources: the lookups an ext-jwt login needs (signer by issuer,
 // identity by claim) and the wire shapes of CAs and external JWT signers. Never writes.
 
-import type { Entity } from '../../domain/commands.js';
-import type { HandlerTable } from '../../protocol/v1/handler-table.js';
-import type { QueryRequest } from '../../protocol/v1/query-messages.js';
-import type { Replica } from '../../store/replica.js';
+import type { Entity } from '../domain/commands.js';
+import type { HandlerTable } from '../protocol/v1/handler-table.js';
+import type { QueryRequest } from '../protocol/v1/query-messages.js';
+import type { Replica } from '../store/replica.js';
 import type { Presenter, Wire } from './present.js';
 
 /** `extJwtSigner` (by issuer) and `extJwtIdentity` (by claim value). */

@@ -4,8 +4,8 @@
 // it reported show `hasEdgeRouterConnection`.
 
 import { entityRef, type Presenter, type Wire } from './present.js';
-import type { Entity } from '../../domain/commands.js';
-import type { RouterPresence } from '../router-presence.js';
+import type { Entity } from '../domain/commands.js';
+import type { RouterPresence } from '../actors/router-presence.js';
 
 const ENROLLMENT_FIELDS = ['enrollmentToken', 'enrollmentJwt', 'enrollmentCreatedAt', 'enrollmentExpiresAt'] as const;
 

@@ -6,7 +6,7 @@
 // (an identity disabled until then). A rendering that began before a clear or a forget is never
 // kept.
 
-import type { Entity } from '../../domain/commands.js';
+import type { Entity } from '../domain/commands.js';
 
 /** Most renderings kept; when full, the entity kept longest is dropped with all its renderings. */
 const MAX_ENTRIES = 10_000;

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RenderCache } from '../../../src/actors/query/render-cache.js';
+import { RenderCache } from '../../../src/query/render-cache.js';
 import type { Entity } from '../../../src/domain/commands.js';
 
 const AT = '2029-01-01T00:00:00.000Z';

@@ -2,11 +2,11 @@
 // (so the gateway can address the right actor), and the enrollment and certificate parts of
 // presented identities, enrollments, authenticators and API sessions. Never writes.
 
-import type { Entity } from '../../domain/commands.js';
-import type { HandlerTable } from '../../protocol/v1/handler-table.js';
-import type { QueryRequest } from '../../protocol/v1/query-messages.js';
-import type { Replica } from '../../store/replica.js';
-import { externalIdOfPeer } from '../credentials/external-id.js';
+import type { Entity } from '../domain/commands.js';
+import type { HandlerTable } from '../protocol/v1/handler-table.js';
+import type { QueryRequest } from '../protocol/v1/query-messages.js';
+import type { Replica } from '../store/replica.js';
+import { externalIdOfPeer } from '../actors/credentials/external-id.js';
 import { entityRef, type Presenter, type Wire } from './present.js';
 
 /** Who holds an enrollment token: an identity (ott, ottca, updb) or a router (erott, trott). */

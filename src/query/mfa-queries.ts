@@ -1,15 +1,15 @@
 // MFA reads for the caller's own identity (detail, recovery codes, provisioning URL for the QR
 // code) and the MFA parts of presented identities and API sessions. Never writes.
 
-import type { Entity } from '../../domain/commands.js';
-import type { MfaSessionFields } from '../../domain/mfa-session.js';
-import { authQueriesOf } from '../../domain/secondary-auth.js';
-import { provisioningUrl, verifyTotp } from '../../domain/totp.js';
-import { ApiError } from '../../errors.js';
-import type { HandlerTable } from '../../protocol/v1/handler-table.js';
-import type { QueryRequest } from '../../protocol/v1/query-messages.js';
-import type { Replica } from '../../store/replica.js';
-import { mfaNow } from '../mfa/mfa-clock.js';
+import type { Entity } from '../domain/commands.js';
+import type { MfaSessionFields } from '../domain/mfa-session.js';
+import { authQueriesOf } from '../domain/secondary-auth.js';
+import { provisioningUrl, verifyTotp } from '../domain/totp.js';
+import { ApiError } from '../errors.js';
+import type { HandlerTable } from '../protocol/v1/handler-table.js';
+import type { QueryRequest } from '../protocol/v1/query-messages.js';
+import type { Replica } from '../store/replica.js';
+import { mfaNow } from '../actors/mfa/mfa-clock.js';
 import type { Presenter, Wire } from './present.js';
 
 /** The MFA queries of the caller's own identity (`identityId`); `code` is a TOTP code. */

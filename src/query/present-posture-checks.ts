@@ -1,8 +1,8 @@
 // Presentation of posture checks: the detail shape of each check type (upstream
 // postureCheck*Detail) — common fields plus only the fields of the record's own type.
 
-import type { Entity } from '../../domain/commands.js';
-import { MFA_DEFAULTS, TYPED_FIELDS, isPostureCheckType, type PostureCheckType } from '../../domain/posture/index.js';
+import type { Entity } from '../domain/commands.js';
+import { MFA_DEFAULTS, TYPED_FIELDS, isPostureCheckType, type PostureCheckType } from '../domain/posture/index.js';
 import type { Wire } from './present.js';
 
 const ALL_TYPED_FIELDS = new Set(Object.values(TYPED_FIELDS).flat());
