@@ -2,9 +2,10 @@
 // (stored only as its SHA-256), the session record, and the client's env/sdk info on the
 // identity, in one command. Hooks let features add fields (e.g. MFA required).
 
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Entity, Op } from '../domain/commands.js';
 import { newId } from '../domain/ids.js';
+import { hashToken } from '../domain/session-token.js';
 import type { Replica } from '../store/replica.js';
 import type { Proposer } from './proposer.js';
 
@@ -30,11 +31,6 @@ const hooks: SessionFieldsHook[] = [];
 /** Registers a hook run for every new API session (features call this once at load). */
 export function addSessionFieldsHook(hook: SessionFieldsHook): void {
   hooks.push(hook);
-}
-
-/** API-session tokens are looked up by their SHA-256; the token itself is never stored. */
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
 }
 
 export async function createApiSession(

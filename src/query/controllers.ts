@@ -1,7 +1,7 @@
 // The `controllers` query: the running nodes as upstream's controllerDetail list, from this
 // node's registry (heartbeats). Reads no replica.
 
-import type { KnownNode, NodeDirectory } from '../actors/node-registry.js';
+import type { KnownNode, NodeDirectory } from '../protocol/v1/node-announcements.js';
 import type { Wire } from './present.js';
 
 const API_PATHS = { 'edge-client': '/edge/client/v1', 'edge-management': '/edge/management/v1' } as const;

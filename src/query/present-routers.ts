@@ -5,12 +5,19 @@
 
 import { entityRef, type Presenter, type Wire } from './present.js';
 import type { Entity } from '../domain/commands.js';
-import type { RouterPresence } from '../actors/router-presence.js';
 
 const ENROLLMENT_FIELDS = ['enrollmentToken', 'enrollmentJwt', 'enrollmentCreatedAt', 'enrollmentExpiresAt'] as const;
 
 /** Registers the edge-router, router and identity-connection decorators on the presenter. */
-export function registerRouterDecorators(presenter: Presenter, presence?: RouterPresence): void {
+/** What presentation needs of the node's router presence (RouterPresence provides it). */
+export interface PresenceView {
+  /** Moves whenever a router connects or disconnects (renderings that show it go stale). */
+  readonly version: number;
+  isOnline(routerId: string): boolean;
+  hasEdgeRouterConnection(identityId: string): boolean;
+}
+
+export function registerRouterDecorators(presenter: Presenter, presence?: PresenceView): void {
   presenter.decorate('edge-routers', async (wire, record) => {
     routerState(wire, record);
     wire.isOnline = presence?.isOnline(record.id) ?? false;

@@ -5,10 +5,10 @@
 import type { Entity } from '../domain/commands.js';
 import type { AccessReader } from '../store/access-reader.js';
 import type { Replica } from '../store/replica.js';
-import type { RouterPresence } from '../actors/router-presence.js';
 import { entityRef, type Presenter, type Wire } from './present.js';
+import type { PresenceView } from './present-routers.js';
 
-export function registerSessionDecorators(presenter: Presenter, reader: AccessReader, presence?: RouterPresence): void {
+export function registerSessionDecorators(presenter: Presenter, reader: AccessReader, presence?: PresenceView): void {
   presenter.decorate('sessions', async (wire, record, { replica }) => {
     const apiSessionId = String(record.apiSessionId ?? '');
     const serviceId = String(record.serviceId ?? '');
@@ -21,7 +21,7 @@ export function registerSessionDecorators(presenter: Presenter, reader: AccessRe
 }
 
 /** The routers both the identity (edge router policies) and the service (service edge router policies) may use. */
-async function sessionRouters(replica: Replica, reader: AccessReader, identityId: string, serviceId: string, presence?: RouterPresence): Promise<Wire[]> {
+async function sessionRouters(replica: Replica, reader: AccessReader, identityId: string, serviceId: string, presence?: PresenceView): Promise<Wire[]> {
   const mine = await reader.reachable('identities', identityId, 'edge-router-policies', 'edge-routers');
   const theirs = await reader.reachable('services', serviceId, 'service-edge-router-policies', 'edge-routers');
   const common = [...mine].filter((id) => theirs.has(id)).sort();

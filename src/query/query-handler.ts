@@ -8,18 +8,15 @@ import { evaluate, parseQuery, parseSortParam, QueryError, type Query } from '..
 import { resolveSymbol } from '../domain/query-symbols.js';
 import { RESOURCES, hasResource, resourceOf } from '../domain/registry.js';
 import { filterableFields } from '../domain/resource.js';
-import { isDisabled } from '../domain/identity-state.js';
 import { ApiError, invalidFilter } from '../errors.js';
 import { QueryEngine, type Scope } from '../store/query-engine.js';
 import type { AppliedEvent, Replica } from '../store/replica.js';
-import { hashToken } from '../actors/api-session-factory.js';
-import type { NodeDirectory } from '../actors/node-registry.js';
-import type { SessionKeeper } from '../actors/session-keeper.js';
+import type { NodeDirectory } from '../protocol/v1/node-announcements.js';
 import { listControllers } from './controllers.js';
 import { registerRouterDecorators } from './present-routers.js';
 import { registerSessionDecorators } from './present-sessions.js';
 import { clientQueries } from './client-queries.js';
-import type { RouterPresence } from '../actors/router-presence.js';
+import type { PresenceView } from './present-routers.js';
 import { AccessQueries } from './access-queries.js';
 import { registerAccessDecorators } from './access-decorators.js';
 import { answerConfigQuery, decorateConfig, decorateServiceConfigs } from './config-queries.js';
@@ -29,15 +26,12 @@ import { Presenter, type Viewer } from './present.js';
 import { RenderCache } from './render-cache.js';
 import { presentPostureCheck } from './present-posture-checks.js';
 import { mfaQueries, registerMfaDecorators } from './mfa-queries.js';
-import { currentAuthQueries, requiredExtJwtSignerOf } from './secondary-queries.js';
+import { SessionQueries, type SessionActivity } from './session-queries.js';
 import { postureCheckTypes } from './posture-check-types.js';
 import { dispatch, readMessage, type HandlerTable } from '../protocol/v1/handler-table.js';
 import { QUERY_PROTOCOL, type ListParams, type QueryRequest, type SessionInfo, type Viewer as MessageViewer } from '../protocol/v1/query-messages.js';
 
 export type { ListParams, SessionInfo };
-
-/** How many tokens the session lookup remembers (the oldest is forgotten first). */
-const TOKENS_REMEMBERED = 10_000;
 
 export class QueryHandler {
   private readonly engine: QueryEngine;
@@ -45,8 +39,7 @@ export class QueryHandler {
   private readonly access: AccessQueries;
   /** Entities presented recently, as JSON text (see RenderCache). */
   private readonly rendered: RenderCache;
-  /** Recently presented tokens → their session (see sessionByToken); node memory only. */
-  private readonly tokenSessions = new Map<string, { id: string; tokenHash: string }>();
+  private readonly sessionQueries: SessionQueries;
   /** When this node last applied a write other than session bookkeeping (or started): the
    * client API's `service-updates`, which SDKs poll to know when to re-read their services. */
   private lastChangeAt = new Date().toISOString();
@@ -57,11 +50,11 @@ export class QueryHandler {
 
   constructor(
     private readonly replica: Replica,
-    private readonly sessions: SessionKeeper,
+    sessions: SessionActivity,
     /** The running nodes (for `controllers`); absent in tests that need no registry. */
     private readonly nodes?: NodeDirectory,
     /** Routers with a live stream to this node (edge router `isOnline`, identity connections). */
-    presence?: RouterPresence,
+    presence?: PresenceView,
   ) {
     this.engine = new QueryEngine(replica);
     this.rendered = new RenderCache(() => presence?.version ?? 0);
@@ -77,6 +70,7 @@ export class QueryHandler {
     registerCredentialDecorators(this.presenter);
     registerEnrollmentDecorators(this.presenter);
     registerMfaDecorators(this.presenter);
+    this.sessionQueries = new SessionQueries(replica, sessions, this.presenter);
     this.table = this.handlers();
   }
 
@@ -131,12 +125,10 @@ export class QueryHandler {
       }),
       configQuery: (m) => answerConfigQuery(m, { replica: this.replica, list: (kind, params, scope) => this.list(kind, params, viewerOf(m), scope) }),
       policyAdvice: (m) => this.access.policyAdvice(m.identityId, m.serviceId),
-      resolveSession: (m) => this.resolveSession(m.token),
-      currentSession: (m) => this.currentSession(m.token, m.extJwtPassed),
+      ...this.sessionQueries.handlers(),
       ...mfaQueries(this.replica),
       ...credentialQueries(this.replica),
       ...enrollmentQueries(this.replica),
-      findUpdb: (m) => this.findUpdb(m.username),
       roleAttributes: (m) => this.roleAttributes(m.kind, m.params?.filter ?? ''),
       controllers: () => listControllers(this.nodes),
       postureCheckTypes: (m) => postureCheckTypes(m),
@@ -193,73 +185,6 @@ export class QueryHandler {
   private async related(parent: { kind: string; id: string }, kind: string, params: ListParams, viewer: Viewer): Promise<unknown> {
     const scope = await this.access.relationScope(parent, kind, params.policyType);
     return this.list(kind, params, viewer, scope);
-  }
-
-  private async sessionOf(token: string): Promise<{ session: Entity; identity: Entity }> {
-    const session = token ? await this.sessionByToken(token) : undefined;
-    if (!session || this.sessions.isExpired(session)) throw new ApiError('UNAUTHORIZED');
-    const identity = await this.replica.get('identities', String(session.identityId));
-    if (!identity || isDisabled(identity)) throw new ApiError('UNAUTHORIZED');
-    return { session, identity };
-  }
-
-  /** The API session a token belongs to. A token seen before skips the hash and the index
-   * lookup, but its session record is still read and its token hash compared every time, so a
-   * deleted or replaced session is refused at once. */
-  private async sessionByToken(token: string): Promise<Entity | undefined> {
-    const known = this.tokenSessions.get(token);
-    if (known) {
-      const session = await this.replica.get('api-sessions', known.id);
-      if (session?.tokenHash === known.tokenHash) return session;
-      this.tokenSessions.delete(token);
-    }
-    const tokenHash = hashToken(token);
-    const session = await this.replica.findUnique('api-sessions', 'tokenHash', tokenHash);
-    if (session) {
-      if (this.tokenSessions.size >= TOKENS_REMEMBERED) this.tokenSessions.delete(this.tokenSessions.keys().next().value!);
-      this.tokenSessions.set(token, { id: session.id, tokenHash });
-    }
-    return session;
-  }
-
-  /** Validates a token, marks the session active (sliding expiry) and says who the caller is. */
-  private async resolveSession(token: string): Promise<SessionInfo> {
-    const { session, identity } = await this.sessionOf(token);
-    this.sessions.touch(session.id);
-    const expiresAt = this.sessions.expiresAt(session);
-    return {
-      apiSessionId: session.id,
-      identityId: identity.id,
-      identityName: String(identity.name),
-      isAdmin: identity.isAdmin === true || identity.isDefaultAdmin === true,
-      expiresAt: new Date(expiresAt).toISOString(),
-      expirationSeconds: Math.round(this.sessions.timeoutMs / 1000),
-      isMfaRequired: session.isMfaRequired === true,
-      isMfaComplete: session.isMfaComplete === true,
-      requiredExtJwtSigner: await requiredExtJwtSignerOf(this.replica, identity),
-    };
-  }
-
-  /** The current-API-session detail (token included: the caller presented it); `extJwtPassed`
-   * says the request carried a valid token of the required ext-jwt signer. */
-  private async currentSession(token: string, extJwtPassed: boolean): Promise<unknown> {
-    const { session, identity } = await this.sessionOf(token);
-    const wire = await this.presenter.present('api-sessions', session);
-    const last = new Date(this.sessions.lastActivity(session)).toISOString();
-    return {
-      ...wire,
-      authQueries: await currentAuthQueries(this.replica, session, identity, extJwtPassed),
-      token,
-      lastActivityAt: last,
-      expiresAt: new Date(this.sessions.expiresAt(session)).toISOString(),
-      expirationSeconds: Math.round(this.sessions.timeoutMs / 1000),
-    };
-  }
-
-  private async findUpdb(username: string): Promise<{ identityId: string; authenticatorId: string } | null> {
-    const auth = await this.replica.findUnique('authenticators', 'username', username);
-    if (!auth || auth.method !== 'updb') return null;
-    return { identityId: String(auth.identityId), authenticatorId: auth.id };
   }
 
   /** Distinct role attributes of a kind; the filter's symbol `id` is the attribute itself. */
