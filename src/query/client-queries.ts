@@ -6,7 +6,7 @@ import { postureQueries } from '../domain/posture/index.js';
 import { ApiError } from '../errors.js';
 import type { Scope } from '../store/query-engine.js';
 import type { Replica } from '../store/replica.js';
-import { PostureReads, type PostureSnapshot } from '../actors/posture/posture-reads.js';
+import { PostureReads, type PostureSnapshot } from './posture-reads.js';
 import type { Wire } from './present.js';
 import type { HandlerTable } from '../protocol/v1/handler-table.js';
 import type { ListParams, QueryRequest, Viewer } from '../protocol/v1/query-messages.js';

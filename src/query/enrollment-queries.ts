@@ -6,7 +6,7 @@ import type { Entity } from '../domain/commands.js';
 import type { HandlerTable } from '../protocol/v1/handler-table.js';
 import type { QueryRequest } from '../protocol/v1/query-messages.js';
 import type { Replica } from '../store/replica.js';
-import { externalIdOfPeer } from '../actors/credentials/external-id.js';
+import { externalIdOfPeer } from '../pki/external-id.js';
 import { entityRef, type Presenter, type Wire } from './present.js';
 
 /** Who holds an enrollment token: an identity (ott, ottca, updb) or a router (erott, trott). */

@@ -9,7 +9,7 @@ import { ApiError } from '../errors.js';
 import type { HandlerTable } from '../protocol/v1/handler-table.js';
 import type { QueryRequest } from '../protocol/v1/query-messages.js';
 import type { Replica } from '../store/replica.js';
-import { mfaNow } from '../actors/mfa/mfa-clock.js';
+import { mfaNow } from '../domain/mfa-clock.js';
 import type { Presenter, Wire } from './present.js';
 
 /** The MFA queries of the caller's own identity (`identityId`); `code` is a TOTP code. */

@@ -23,6 +23,8 @@ const ONLY: Record<string, readonly string[]> = {
   'bus/': ['bus/', 'errors.ts'],
   // The bus protocol: message types and their readers, shared by both sides of the bus.
   'protocol/': ['protocol/', 'errors.ts'],
+  // The read side: answers from the replica, never reaches the write side (actors, log, workers).
+  'query/': ['query/', 'protocol/', 'domain/', 'store/', 'bus/', 'pki/', 'errors.ts'],
   // The gateway talks to the bus only: never the store, log, actors or workers.
   'gateway/': ['gateway/', 'bus/', 'protocol/', 'domain/', 'errors.ts', 'config.ts'],
 };

@@ -79,6 +79,11 @@ describe('layer rules (the checker itself)', () => {
       { from: 'src/actors/actor-host.ts', to: 'src/main.ts' },
       { from: 'src/main.ts', to: 'src/gateway/app.ts' },
       { from: 'src/actors/actor-host.ts', to: 'src/store/replica.ts' },
+      { from: 'src/query/query-handler.ts', to: 'src/store/replica.ts' },
+      { from: 'src/query/query-handler.ts', to: 'src/protocol/v1/query-messages.ts' },
+      { from: 'src/query/query-handler.ts', to: 'src/actors/session-keeper.ts' },
+      { from: 'src/query/present.ts', to: 'src/log/log.ts' },
+      { from: 'src/protocol/v1/query-messages.ts', to: 'src/domain/registry.ts' },
     ];
     assert.deepEqual(forbiddenEdges(edges), [
       'src/domain/a.ts -> src/store/replica.ts',
@@ -93,6 +98,9 @@ describe('layer rules (the checker itself)', () => {
       'src/log/local-log.ts -> src/rpc/grpc-server.ts',
       'src/bus/nats-bus.ts -> src/domain/commands.ts',
       'src/actors/actor-host.ts -> src/main.ts',
+      'src/query/query-handler.ts -> src/actors/session-keeper.ts',
+      'src/query/present.ts -> src/log/log.ts',
+      'src/protocol/v1/query-messages.ts -> src/domain/registry.ts',
     ]);
   });
 

@@ -18,7 +18,7 @@ import { ApiError } from '../../errors.js';
 import type { Replica } from '../../store/replica.js';
 import type { ActorMessage } from '../actor-host.js';
 import type { Proposer } from '../proposer.js';
-import { mfaNow } from './mfa-clock.js';
+import { mfaNow } from '../../domain/mfa-clock.js';
 
 /** What the MFA commands need from the identity actor. */
 export interface MfaCommandContext {

@@ -10,7 +10,7 @@ import type { ActorMessage } from '../actor-host.js';
 import type { Proposer } from '../proposer.js';
 import { IdentityPosture, POSTURE_FEATURE } from './identity-posture.js';
 import { enforce, type PostureContext } from './posture-enforcer.js';
-import { PostureReads } from './posture-reads.js';
+import { PostureReads } from '../../query/posture-reads.js';
 import { postureRuntime, type PostureRuntime } from './posture-runtime.js';
 import { endpointStateServices, postureDataView } from './posture-views.js';
 import type { AffectedService, PostureSubmitResult } from '../../protocol/v1/identity-commands.js';

@@ -11,7 +11,7 @@ import {
   type ReportBase,
 } from '../../domain/posture/index.js';
 import type { AffectedService } from '../../protocol/v1/identity-commands.js';
-import type { PostureReads } from './posture-reads.js';
+import type { PostureReads } from '../../query/posture-reads.js';
 
 /** Go's zero time, which upstream reports for posture data never received (the spec has a
  * date-time string, never null). */

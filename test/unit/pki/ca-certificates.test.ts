@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { certificateNamesOf, commonNameOf, subjectAltNames } from '../../../src/actors/ca-certificates.js';
+import { certificateNamesOf, commonNameOf, subjectAltNames } from '../../../src/pki/ca-certificates.js';
 import { makeCa, makeLeaf } from '../../support/test-pki.js';
 
 const ca = makeCa('Names Test CA');

@@ -3,10 +3,10 @@
 // so callers can tell an expired certificate from an untrusted one. No storage writes.
 
 import { X509Certificate } from 'node:crypto';
-import type { Entity } from '../../domain/commands.js';
-import { idFromRecordKey, recordRange } from '../../store/keys.js';
-import type { Replica } from '../../store/replica.js';
-import { certFingerprint, parseCertificates } from '../ca-certificates.js';
+import type { Entity } from '../domain/commands.js';
+import { idFromRecordKey, recordRange } from '../store/keys.js';
+import type { Replica } from '../store/replica.js';
+import { certFingerprint, parseCertificates } from './ca-certificates.js';
 
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const ANY_EXTENDED_KEY_USAGE = '2.5.29.37.0';

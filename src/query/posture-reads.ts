@@ -2,11 +2,10 @@
 // with their posture checks (from the access index), an identity's service and API sessions,
 // and the evaluation snapshot that joins volatile posture data with the API-session records.
 
-import type { Entity } from '../../domain/commands.js';
-import type { PolicyChecks, PostureData, SdkInfo } from '../../domain/posture/index.js';
-import { AccessReader } from '../../store/access-reader.js';
-import type { Replica } from '../../store/replica.js';
-import type { IdentityPosture } from './identity-posture.js';
+import type { Entity } from '../domain/commands.js';
+import type { PolicyChecks, PostureData, SdkInfo } from '../domain/posture/index.js';
+import { AccessReader } from '../store/access-reader.js';
+import type { Replica } from '../store/replica.js';
 
 /** An identity's evaluation input, as its actor answers `postureSnapshot`. */
 export interface PostureSnapshot {
@@ -15,6 +14,13 @@ export interface PostureSnapshot {
   anyChecksExist: boolean;
   /** The actor's clock when the snapshot was taken (epoch ms). */
   now: number;
+}
+
+/** An identity's volatile posture state as the snapshot reads it (IdentityPosture provides it). */
+export interface PostureState {
+  readonly data: PostureData;
+  /** Drops the entries of API sessions not in `existing`. */
+  keepApiSessions(existing: ReadonlySet<string>): void;
 }
 
 export class PostureReads {
@@ -56,7 +62,7 @@ export class PostureReads {
    * identity's live API sessions, each with `passedMfaAt` from its record (set by MFA) and
    * sdkInfo from the identity. Entries of API sessions that are gone are dropped from state.
    */
-  async snapshot(state: IdentityPosture, identityId: string): Promise<PostureData> {
+  async snapshot(state: PostureState, identityId: string): Promise<PostureData> {
     const identity = await this.replica.get('identities', identityId);
     const apiSessions = await this.records('api-sessions', 'identityId', identityId);
     state.keepApiSessions(new Set(apiSessions.map((s) => s.id)));

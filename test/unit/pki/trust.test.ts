@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { describe, it } from 'node:test';
 import forge from 'node-forge';
-import { formatIdentityName } from '../../../../src/actors/credentials/ca-auto-enroll.js';
-import { allowsClientAuth, chainsTo, peerChainOf, validityAt } from '../../../../src/actors/credentials/trust.js';
-import { makeCa, makeLeaf, makeSelfSigned, type TestCert } from '../../../support/test-pki.js';
+import { formatIdentityName } from '../../../src/actors/credentials/ca-auto-enroll.js';
+import { allowsClientAuth, chainsTo, peerChainOf, validityAt } from '../../../src/pki/trust.js';
+import { makeCa, makeLeaf, makeSelfSigned, type TestCert } from '../../support/test-pki.js';
 
 /** An intermediate CA signed by `root` (test-pki makes roots and leaves only). */
 function makeIntermediate(root: TestCert, commonName: string): TestCert {

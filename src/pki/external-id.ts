@@ -3,11 +3,11 @@
 // certificate can rotate as long as the claim still reads the same value. Reads only.
 
 import type { X509Certificate } from 'node:crypto';
-import type { ExternalIdClaim } from '../../domain/ca-rules.js';
-import type { Entity } from '../../domain/commands.js';
-import { extractExternalId } from '../../domain/external-id-claim.js';
-import type { Replica } from '../../store/replica.js';
-import { certificateNamesOf } from '../ca-certificates.js';
+import type { ExternalIdClaim } from '../domain/ca-rules.js';
+import type { Entity } from '../domain/commands.js';
+import { extractExternalId } from '../domain/external-id-claim.js';
+import type { Replica } from '../store/replica.js';
+import { certificateNamesOf } from './ca-certificates.js';
 import { allCas, caCertificateOf, chainsTo, peerChainOf, type PeerChain } from './trust.js';
 
 /** The CA's claim, or undefined when it has none. */
