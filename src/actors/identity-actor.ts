@@ -8,19 +8,14 @@ import { dispatch, readMessage, type HandlerTable, type MessageOf } from '../pro
 import { IDENTITY_PROTOCOL, type IdentityCommand } from '../protocol/v1/identity-commands.js';
 import type { Actor, ActorMessage } from './actor-host.js';
 import { createApiSession, type LoginResult } from './api-session-factory.js';
-import type { CredentialDeps } from './credentials/credential-deps.js';
+import type { IdentityActorDeps } from './actor-deps.js';
 import { createIdentity } from './credentials/identity-create.js';
 import { handleCredentialCommand } from './credentials/identity-credentials.js';
 import { loginExtJwt } from './ext-jwt-login.js';
 import { handleMfaCommand } from './mfa/mfa-commands.js';
 import { handlePostureCommand } from './posture/posture-commands.js';
-import type { PostureRuntime } from './posture/posture-runtime.js';
 
-/** What the identity actor needs: the credential functions' dependencies, and posture's. */
-export interface IdentityActorDeps extends CredentialDeps {
-  /** Clock, timers and messaging of the posture feature (defaults: real time, no timers). */
-  posture?: PostureRuntime;
-}
+export type { IdentityActorDeps };
 
 export class IdentityActor implements Actor {
   private failedAttempts = 0;

@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ActorHost } from '../actors/actor-host.js';
 import type { NodeAnnouncement } from '../protocol/v1/node-announcements.js';
-import type { RouterPresence } from '../actors/router-presence.js';
+import type { RouterPresence } from '../rpc/router-presence.js';
 import { NatsBus } from '../bus/nats-bus.js';
 import { logSubject } from '../bus/subjects.js';
 import type { Command } from '../domain/commands.js';

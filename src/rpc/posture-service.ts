@@ -3,7 +3,7 @@
 // revocations of identities the router reported are pushed. Online while a stream is open.
 
 import * as grpc from '@grpc/grpc-js';
-import type { RouterConnection, RouterPresence } from '../actors/router-presence.js';
+import type { RouterConnection, RouterPresence } from './router-presence.js';
 import type { PostureSubmitResult } from '../protocol/v1/identity-commands.js';
 import { loadProto } from './proto-path.js';
 import type { GrpcServiceBinding } from './grpc-server.js';

@@ -2,18 +2,18 @@
 // changes, the router posture stream (gRPC), revocations pushed to the streams, and streams
 // closed when their router's certificate stops matching its record.
 
-import { PostureReevaluator } from '../actors/posture/posture-reevaluator.js';
-import type { PostureRuntime } from '../actors/posture/posture-runtime.js';
-import type { RouterPresence } from '../actors/router-presence.js';
-import type { Bus } from '../bus/bus.js';
-import { eventSubject } from '../bus/subjects.js';
-import type { Command } from '../domain/commands.js';
-import type { NodeClient } from '../gateway/node-client.js';
-import type { Logger } from '../logger.js';
-import type { Replica } from '../store/replica.js';
-import type { WorkerPool } from '../workers/pool.js';
-import { changedRouterIds, PostureStreamService, type Revocation } from './posture-service.js';
-import { RouterAuthenticator } from './router-auth.js';
+import { PostureReevaluator } from './actors/posture/posture-reevaluator.js';
+import type { PostureRuntime } from './actors/posture/posture-runtime.js';
+import type { RouterPresence } from './rpc/router-presence.js';
+import type { Bus } from './bus/bus.js';
+import { eventSubject } from './bus/subjects.js';
+import type { Command } from './domain/commands.js';
+import type { NodeClient } from './gateway/node-client.js';
+import type { Logger } from './logger.js';
+import type { Replica } from './store/replica.js';
+import type { WorkerPool } from './workers/pool.js';
+import { changedRouterIds, PostureStreamService, type Revocation } from './rpc/posture-service.js';
+import { RouterAuthenticator } from './rpc/router-auth.js';
 
 /**
  * The posture feature's node-level parts: bulk re-evaluation on model changes, the router
