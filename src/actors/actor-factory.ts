@@ -15,7 +15,6 @@ import { ExternalJwtSignerCatalog } from './external-jwt-signer-catalog.js';
 import { IdentityActor } from './identity-actor.js';
 import { IdentityServiceConfigCatalog } from './identity-service-config-catalog.js';
 // Side effect: registers the hook that makes logins of MFA identities owe a TOTP code.
-import './mfa/mfa-session-fields.js';
 import { PostureCheckCatalog } from './posture-check-catalog.js';
 import { RouterCatalog } from './router-catalog.js';
 import { TerminatorCatalog } from './terminator-catalog.js';

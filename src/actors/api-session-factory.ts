@@ -7,6 +7,7 @@ import type { Entity, Op } from '../domain/commands.js';
 import { newId } from '../domain/ids.js';
 import { hashToken } from '../domain/session-token.js';
 import type { Replica } from '../store/replica.js';
+import { mfaSessionFields } from './mfa/mfa-session-fields.js';
 import type { Proposer } from './proposer.js';
 
 /** What a successful login returns to the gateway: the token is shown once, never stored. */
@@ -26,12 +27,9 @@ export interface SessionRequest {
 /** Adds fields to a new API session (e.g. `isMfaRequired`), decided from the identity. */
 export type SessionFieldsHook = (identity: Entity, replica: Replica) => Promise<Record<string, unknown>>;
 
-const hooks: SessionFieldsHook[] = [];
-
-/** Registers a hook run for every new API session (features call this once at load). */
-export function addSessionFieldsHook(hook: SessionFieldsHook): void {
-  hooks.push(hook);
-}
+/** Every feature that adds fields to a new API session, named here rather than registered as
+ * a side effect of an import: a login must never skip one because a module was not loaded. */
+const SESSION_FIELDS: readonly SessionFieldsHook[] = [mfaSessionFields];
 
 export async function createApiSession(
   deps: { replica: Replica; proposer: Proposer },
@@ -57,7 +55,7 @@ export async function createApiSession(
     isMfaComplete: false,
     lastActivityAt: at,
   };
-  for (const hook of hooks) Object.assign(session, await hook(identity, deps.replica));
+  for (const hook of SESSION_FIELDS) Object.assign(session, await hook(identity, deps.replica));
   const ops: Op[] = [{ op: 'create', kind: 'api-sessions', record: session }, ...extraOps];
   const info: Record<string, unknown> = {};
   if (request.envInfo && typeof request.envInfo === 'object') info.envInfo = request.envInfo;
