@@ -10,7 +10,9 @@ import { clusterScenarios } from './scenarios/cluster.js';
 import { costCurve } from './scenarios/cost-curve.js';
 import { memoryScale } from './scenarios/memory.js';
 import { postureEvents } from './scenarios/posture.js';
+import { readBarrier } from './scenarios/read-barrier.js';
 import { joinLarge } from './scenarios/snapshot-join.js';
+import { stallLarge } from './scenarios/stall.js';
 import { accessLarge, listLarge, loginsVsReads, sizeRatio, startLarge } from './scenarios/scale.js';
 import { createIdentity, getIdentity, getIdentityNats } from './scenarios/throughput.js';
 import type { Row, Scenario, ScenarioContext } from './scenarios/types.js';
@@ -24,12 +26,14 @@ const SCENARIOS: Record<string, Scenario> = {
   'access-100k': accessLarge,
   'logins-vs-reads': loginsVsReads,
   'start-100k': startLarge,
+  'stall-100k': stallLarge,
   'join-100k': joinLarge,
   posture: postureEvents,
   certificates: certificateIssuance,
   'cost-curve': costCurve,
   'memory-scale': memoryScale,
   cluster: clusterScenarios,
+  'read-barrier': readBarrier,
 };
 
 function format(rows: Row[]): string {

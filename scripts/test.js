@@ -38,10 +38,15 @@ function testFiles(dir) {
   return out;
 }
 
+/** No single test (or suite) runs longer than this; the longest take a few minutes. */
+const TEST_TIMEOUT_MS = 20 * 60_000;
+
 /** Runs node's test runner on files, streaming its output; resolves to its exit code and counts. */
 function runTests(files, extraEnv, concurrency = 2) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...files], {
+    // A test that hangs fails after TEST_TIMEOUT_MS, and a file whose tests are done exits even
+    // if something it started (a node, a socket) is still open: the run never waits for ever.
+    const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, `--test-timeout=${TEST_TIMEOUT_MS}`, '--test-force-exit', ...files], {
       stdio: ['inherit', 'pipe', 'inherit'],
       env: { ...process.env, ...extraEnv },
     });

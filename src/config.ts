@@ -18,6 +18,8 @@ export interface Config {
   natsUrl?: string;
   /** With natsUrl: cluster mode (shared JetStream log, CA sealed with it). At least 32 chars. */
   clusterSecret?: string;
+  /** The cluster secret being rotated away from: a cluster still on it is moved to clusterSecret. */
+  clusterPreviousSecret?: string;
   /** Names the cluster's JetStream stream and buckets, so clusters can share one NATS. */
   clusterName: string;
   /** JetStream replicas of the cluster's log and buckets; undefined = min(3, NATS servers). */
@@ -80,6 +82,7 @@ const KEYS: KeySpec[] = [
   { flag: 'admin-password', env: 'WEFT_ADMIN_PASSWORD', key: 'adminPassword', kind: 'string', help: 'default admin password at first start (default: generated, printed once)' },
   { flag: 'nats-url', env: 'WEFT_NATS_URL', key: 'natsUrl', kind: 'string', help: 'NATS server URL(s), comma separated (default: embedded in-process bus)' },
   { flag: 'cluster-secret', env: 'WEFT_CLUSTER_SECRET', key: 'clusterSecret', kind: 'string', help: 'with --nats-url: cluster mode; the same secret (32+ chars) on every node' },
+  { flag: 'cluster-previous-secret', env: 'WEFT_CLUSTER_PREVIOUS_SECRET', key: 'clusterPreviousSecret', kind: 'string', help: 'rotating the cluster secret: the old secret; the first node started with both moves the cluster to the new one' },
   { flag: 'cluster-name', env: 'WEFT_CLUSTER_NAME', key: 'clusterName', kind: 'string', help: 'cluster name: names its JetStream stream and buckets (default weft)' },
   { flag: 'cluster-replicas', env: 'WEFT_CLUSTER_REPLICAS', key: 'clusterReplicas', kind: 'int', min: 1, max: 5, help: 'JetStream replicas of the cluster log (default: min(3, NATS servers))' },
   { flag: 'log-max-age', env: 'WEFT_LOG_MAX_AGE', key: 'logMaxAgeMs', kind: 'duration', min: 120_000, help: 'cluster log retention by age, e.g. 24h, 90m; 0 = none (default 24h)' },
@@ -215,6 +218,8 @@ function validateCluster(config: Record<string, unknown>): void {
   if (secret === undefined) return;
   if (secret.length < 32) throw new ConfigError('--cluster-secret / WEFT_CLUSTER_SECRET must be at least 32 characters');
   if (!config.natsUrl) throw new ConfigError('--cluster-secret / WEFT_CLUSTER_SECRET needs --nats-url / WEFT_NATS_URL (the cluster\'s NATS servers)');
+  const previous = config.clusterPreviousSecret as string | undefined;
+  if (previous !== undefined && previous.length < 32) throw new ConfigError('--cluster-previous-secret / WEFT_CLUSTER_PREVIOUS_SECRET must be at least 32 characters');
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(config.clusterName as string)) {
     throw new ConfigError('--cluster-name / WEFT_CLUSTER_NAME must be 1 to 64 characters of A-Z a-z 0-9 _ -');
   }

@@ -83,6 +83,8 @@ const CATALOGUE: Record<string, CatalogueEntry> = {
   ENROLLMENT_EXISTS: { status: 409, message: 'An enrollment for the specified method already exists' },
   ENROLLMENT_EXPIRED: { status: 400, message: 'The enrollment token has expired' },
   INVALID_ENROLLMENT_TOKEN: { status: 400, message: 'The supplied token is not valid' },
+  INVALID_ENROLLMENT_NOT_ALLOWED: { status: 400, message: 'The token issuer or the authentication policy does not allow this enrollment' },
+  ENROLLMENT_IDENTITY_ALREADY_ENROLLED: { status: 409, message: 'An identity with the external id of the token already exists' },
   CA_ALREADY_VERIFIED: { status: 409, message: 'The certificate authority has already been verified' },
   INVALID_COMMON_NAME: { status: 400, message: 'The common name of the certificate is invalid' },
   CERTIFICATE_FAILED_VALIDATION: { status: 400, message: 'The supplied certificate failed validation' },

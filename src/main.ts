@@ -46,7 +46,7 @@ import { createRequestObserver } from './ops/request-observer.js';
 import { SnapshotTaker } from './ops/snapshot-taker.js';
 import { TRACE_POSTURE, TraceRegistry } from './ops/trace-registry.js';
 import { GrpcServer } from './rpc/grpc-server.js';
-import { SnapshotService } from './rpc/snapshot-service.js';
+import { removeLeftCheckpoints, SnapshotService } from './rpc/snapshot-service.js';
 import { prepareReplica, SnapshotJoinError } from './cluster/snapshot-join.js';
 import { startPostureStreams } from './posture-streams.js';
 import { CachedKv } from './store/cached-kv.js';
@@ -115,7 +115,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const baseUrl = config.advertise ? `https://${config.advertise}` : url;
 
   // A new node, or one whose log position was trimmed, starts from a ready peer's snapshot.
-  if (cluster) await prepareReplica({ nc: cluster.bus.connection, clusterName: config.clusterName, nodeId, replicaDir: join(dataDir, 'replica'), tls, log });
+  const joined = cluster && await prepareReplica({ nc: cluster.bus.connection, clusterName: config.clusterName, nodeId, replicaDir: join(dataDir, 'replica'), tls, log });
   const kv = new CachedKv({ path: join(dataDir, 'replica'), cacheBytes: config.cacheMb * 1024 * 1024 });
   await kv.open();
   const warming = performance.now();
@@ -177,8 +177,9 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
       return { members: membership.list().length, readyMembers: serving.length, shardsOwned: ownedShards(nodeId, serving).size };
     }),
   });
+  if (joined?.joined) metrics.snapshotTransfers.inc({ direction: 'received', result: 'ok' });
   const actors = new ActorHost(bus, {
-    mailboxSize: config.mailboxSize, maxInFlight: 10_000, scope, sharded: cluster !== undefined, onReject: (source) => metrics.rejections.inc({ source }),
+    mailboxSize: config.mailboxSize, maxInFlight: 10_000, scope, sharded: cluster && { waitApplied: (seq) => cluster.waitApplied(replica, seq) }, onReject: (source) => metrics.rejections.inc({ source }),
   });
   const registry = membership ? undefined : new NodeRegistry(bus, announcement, { onError: (err) => log.warn('heartbeat failed', { error: err }) });
   const nodes: NodeDirectory = membership ?? registry!;
@@ -243,11 +244,19 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     health: () => health.status(),
     loginLimiter,
     sessionsVersion: () => sessions.resolutionVersion,
-    barrier: barrier && (() => barrier.sync()),
+    barrier: barrier && (async () => {
+      const started = performance.now();
+      try {
+        await barrier.sync();
+      } finally {
+        metrics.readBarrier.observe({}, (performance.now() - started) / 1000);
+      }
+    }),
     commands,
   });
   handle = app.callback();
 
+  if (cluster) await removeLeftCheckpoints(dataDir);
   const postureStreams = await startPostureStreams({ replica, bus, client, presence, posture, pool, caPem: tls.caPem, log });
   const grpc = await GrpcServer.start({
     listen: config.grpcListen,
@@ -256,7 +265,17 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
       const h = health.status();
       return { serving: h.ready, nodeId, appliedSeq: h.appliedSeq, lastSeq: h.lastSeq, lag: h.lag, reason: h.reason };
     },
-    services: [postureStreams.service.binding(), ...(cluster ? [new SnapshotService({ kv, nodeId, caPem: tls.caPem, spoolDir: dataDir, onError: (err) => log.warn('snapshot transfer failed', { error: err }) }).binding()] : [])],
+    services: [postureStreams.service.binding(), ...(cluster ? [new SnapshotService({
+      replicaDir: join(dataDir, 'replica'), workDir: dataDir, flush: () => kv.flush(), nodeId, caPem: tls.caPem,
+      onTransfer: (t) => {
+        metrics.snapshotTransfers.inc({ direction: 'sent', result: 'ok' });
+        log.info('snapshot sent', { bytes: t.bytes, files: t.files, appliedSeq: t.appliedSeq, ms: Math.round(t.ms) });
+      },
+      onError: (err) => {
+        metrics.snapshotTransfers.inc({ direction: 'sent', result: 'failed' });
+        log.warn('snapshot transfer failed', { error: err });
+      },
+    }).binding()] : [])],
   });
   registry?.update({ ctrlAddress: `tls:${grpc.address}` });
   membership?.update({ ctrlAddress: `tls:${grpc.address}` });
@@ -265,27 +284,41 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   health.start();
 
   let closing: Promise<void> | undefined;
+  // Every step runs even when an earlier one fails (e.g. shard subscriptions that cannot be
+  // flushed while NATS is reconnecting): a step skipped would leave the NATS connection, the log
+  // follower or LevelDB open. The first failure is thrown once everything is closed.
   const close = () =>
     (closing ??= (async () => {
+      let failure: unknown;
+      const step = async (what: string, fn: () => unknown) => {
+        try {
+          await fn();
+        } catch (err) {
+          log.warn(`closing: ${what} failed`, { error: err });
+          failure ??= err;
+        }
+      };
       health.stop();
       await new Promise<void>((done) => {
         server.close(() => done());
         server.closeIdleConnections();
       });
       adminPasswordFile.stop();
-      await postureStreams.close();
-      await grpc.close();
-      await registry?.stop();
-      await stopShards?.();
-      await sessions.stop().catch((err) => log.warn('final session flush failed', { error: err }));
-      await integrity.close();
-      await querySub.unsubscribe();
-      await actors.close();
-      await bus.close();
-      await applying.close();
-      await pool.close();
-      await commandLog.close();
-      await kv.close();
+      await step('posture streams', () => postureStreams.close());
+      await step('gRPC server', () => grpc.close());
+      await step('node registry', () => registry?.stop());
+      await step('shards', () => stopShards?.());
+      await step('final session flush', () => sessions.stop());
+      await step('integrity runner', () => integrity.close());
+      await step('query subscription', () => querySub.unsubscribe());
+      await step('list cursors', async () => queries.close());
+      await step('actors', () => actors.close());
+      await step('bus', () => bus.close());
+      await step('log follower', () => applying.close());
+      await step('worker pool', () => pool.close());
+      await step('log', () => commandLog.close());
+      await step('replica', () => kv.close());
+      if (failure) throw failure;
     })());
 
   return {
@@ -297,7 +330,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
 
 function clusterConfig(config: Config): ClusterConfig {
   return {
-    natsUrls: config.natsUrl!.split(','), secret: config.clusterSecret!, name: config.clusterName, replicas: config.clusterReplicas,
+    natsUrls: config.natsUrl!.split(','), secret: config.clusterSecret!, previousSecret: config.clusterPreviousSecret, name: config.clusterName, replicas: config.clusterReplicas,
     logMaxAgeMs: config.logMaxAgeMs, logMaxBytes: config.logMaxBytes,
   };
 }

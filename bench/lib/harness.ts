@@ -58,7 +58,7 @@ export async function seededCopy(name: string, sizes: SeedSizes, log: (m: string
   const template = join(BENCH_DIR, `template-${name}`);
   const ready = await stat(join(template, 'seeded')).then(() => true, () => false);
   if (!ready) {
-    await rm(template, { recursive: true, force: true });
+    // A seed stopped part way is resumed where it stopped (seedDataDir).
     log(`seeding ${name} (once; kept in ${template})`);
     await seedDataDir(template, sizes, log);
     await mkdir(join(template, 'seeded'));

@@ -27,6 +27,8 @@ export const LARGE: SeedSizes = { identities: 100_000, services: 1_000, serviceP
 export const BENCH_ADMIN = { username: 'admin', password: 'bench-admin-password' };
 
 const BATCH = 1_000;
+/** Log entries appended ahead of the apply (the append of one overlaps the apply of another). */
+const AHEAD = 4;
 
 /** A deterministic PRNG so every run seeds the same data. */
 function prng(seed: number): () => number {
@@ -82,31 +84,45 @@ async function seedStore(
   await bootstrap({ replica, proposer, writer, pool, ...BENCH_ADMIN, passwordFile: join(dataDir, 'admin-password') });
   await pool.close();
 
+  const pad = (n: number) => String(n).padStart(6, '0');
   const rand = prng(42);
   const at = new Date().toISOString();
   const base = (id: string, fields: Record<string, unknown>) => ({ id, createdAt: at, updatedAt: at, tags: {}, ...fields });
-  const pad = (n: number) => String(n).padStart(6, '0');
   // Proposed as the proposer does, waiting longer for the apply (a busy machine may take more
-  // than a request's 10 s to apply a batch of 1,000 creates).
-  const flush = async (ops: Op[]) => {
-    for (let i = 0; i < ops.length; i += BATCH) {
-      const seq = await commandLog.append({ at, origin: 'bench', ops: ops.slice(i, i + BATCH) });
-      const result = await replica.waitFor(seq, 600_000);
+  // than a request's 10 s to apply a batch of 1,000 creates). Up to AHEAD entries are appended
+  // before the first of them is waited for, so appending and applying overlap.
+  const inFlight: number[] = [];
+  const settle = async (keep: number) => {
+    while (inFlight.length > keep) {
+      const result = await replica.waitFor(inFlight.shift()!, 600_000);
       if (!result.ok) throw new Error(`seeding: ${JSON.stringify(result.error)}`);
     }
   };
+  const flush = async (ops: Op[], skip = false) => {
+    if (skip) return;
+    for (let i = 0; i < ops.length; i += BATCH) {
+      inFlight.push(await commandLog.append({ at, origin: 'bench', ops: ops.slice(i, i + BATCH) }));
+      await settle(AHEAD - 1);
+    }
+  };
+  // A seed stopped part way resumes: the fixed entities are there when the first router is,
+  // and identities were written in order, so the next one is the count (less the admin). The
+  // random draws are made again either way, so the data is the same as an unbroken seed's.
+  const resumed = (await replica.get('edge-routers', `er-${pad(0)}`)) !== undefined;
+  const have = resumed ? Math.max(0, replica.count('identities') - 1) : 0;
+  if (resumed) log(`resuming: ${have} identities already seeded`);
 
   const routerIds = Array.from({ length: sizes.edgeRouters }, (_, i) => `er-${pad(i)}`);
-  await flush(routerIds.map((id) => ({ op: 'create', kind: 'edge-routers', record: base(id, { name: id, roleAttributes: attributes(rand, 'region', 10, 2), cost: 0, isTunnelerEnabled: false, noTraversal: false, disabled: false, appData: {}, ctrlChanListeners: {}, isVerified: true, fingerprint: null, certPem: null, enrollmentToken: null, enrollmentJwt: null, enrollmentCreatedAt: null, enrollmentExpiresAt: null }) })));
+  await flush(routerIds.map((id) => ({ op: 'create', kind: 'edge-routers', record: base(id, { name: id, roleAttributes: attributes(rand, 'region', 10, 2), cost: 0, isTunnelerEnabled: false, noTraversal: false, disabled: false, appData: {}, ctrlChanListeners: {}, isVerified: true, fingerprint: null, certPem: null, enrollmentToken: null, enrollmentJwt: null, enrollmentCreatedAt: null, enrollmentExpiresAt: null }) })), resumed);
   const serviceIds = Array.from({ length: sizes.services }, (_, i) => `svc-${pad(i)}`);
-  await flush(serviceIds.map((id) => ({ op: 'create', kind: 'services', record: base(id, { name: id, encryptionRequired: true, roleAttributes: attributes(rand, 'app', 60, 3), configs: [], terminatorStrategy: 'smartrouting', maxIdleTimeMillis: 0 }) })));
+  await flush(serviceIds.map((id) => ({ op: 'create', kind: 'services', record: base(id, { name: id, encryptionRequired: true, roleAttributes: attributes(rand, 'app', 60, 3), configs: [], terminatorStrategy: 'smartrouting', maxIdleTimeMillis: 0 }) })), resumed);
   log(`seeded ${routerIds.length} edge routers and ${serviceIds.length} services`);
 
   const policy = (kind: string, i: number, fields: Record<string, unknown>): Op => ({ op: 'create', kind, record: base(`${kind}-${pad(i)}`, { name: `${kind}-${pad(i)}`, semantic: rand() < 0.5 ? 'AnyOf' : 'AllOf', ...fields }) });
   const roles = (prefix: string, pool: number) => attributes(rand, prefix, pool, 2).map((a) => `#${a}`).sort();
-  await flush(Array.from({ length: sizes.servicePolicies }, (_, i) => policy('service-policies', i, { type: rand() < 0.7 ? 'Dial' : 'Bind', identityRoles: roles('team', 200), serviceRoles: roles('app', 60), postureCheckRoles: [] })));
-  await flush(Array.from({ length: sizes.edgeRouterPolicies }, (_, i) => policy('edge-router-policies', i, { identityRoles: roles('team', 200), edgeRouterRoles: roles('region', 10), isSystem: false })));
-  await flush(Array.from({ length: sizes.serviceEdgeRouterPolicies }, (_, i) => policy('service-edge-router-policies', i, { serviceRoles: roles('app', 60), edgeRouterRoles: roles('region', 10) })));
+  await flush(Array.from({ length: sizes.servicePolicies }, (_, i) => policy('service-policies', i, { type: rand() < 0.7 ? 'Dial' : 'Bind', identityRoles: roles('team', 200), serviceRoles: roles('app', 60), postureCheckRoles: [] })), resumed);
+  await flush(Array.from({ length: sizes.edgeRouterPolicies }, (_, i) => policy('edge-router-policies', i, { identityRoles: roles('team', 200), edgeRouterRoles: roles('region', 10), isSystem: false })), resumed);
+  await flush(Array.from({ length: sizes.serviceEdgeRouterPolicies }, (_, i) => policy('service-edge-router-policies', i, { serviceRoles: roles('app', 60), edgeRouterRoles: roles('region', 10) })), resumed);
   log('seeded policies');
 
   const identityIds: string[] = [];
@@ -114,8 +130,9 @@ async function seedStore(
   for (let i = 0; i < sizes.identities; i++) {
     const id = `id-${pad(i)}`;
     identityIds.push(id);
-    const op = writer.buildCreate('identities', id, { name: `identity-${pad(i)}`, type: 'Device', isAdmin: false, roleAttributes: attributes(rand, 'team', 200, 3) }, at);
-    ops.push(op);
+    const roleAttributes = attributes(rand, 'team', 200, 3);
+    if (i < have) continue;
+    ops.push(writer.buildCreate('identities', id, { name: `identity-${pad(i)}`, type: 'Device', isAdmin: false, roleAttributes }, at));
     if (ops.length >= BATCH) {
       await flush(ops);
       ops = [];
@@ -123,6 +140,7 @@ async function seedStore(
     }
   }
   await flush(ops);
+  await settle(0);
   log(`seeded ${identityIds.length} identities`);
   return { identityIds, serviceIds };
 }

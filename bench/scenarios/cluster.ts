@@ -29,10 +29,12 @@ const POSTURE_IN_FLIGHT = 64;
 const FAILOVER_RUNS = 3;
 const FAILOVER_LIMIT_MS = 20_000;
 const NODE_ENV = { WEFT_MAILBOX_SIZE: '1024' };
-/** WEFT_BENCH_CPU_PROFILE=<dir>: only the POST pairs run, and every node's main thread is
+/** WEFT_BENCH_CPU_PROFILE=<dir>: only the POST (or GET) pairs run, and every node's main thread is
  * profiled during the first pair's loads (bench/lib/cpu-profile-preload.ts, into <dir>); the
  * profiles are summarised as self time by source file. */
 const PROFILE_DIR = process.env.WEFT_BENCH_CPU_PROFILE;
+/** WEFT_BENCH_PROFILE_LOAD=get: profile the GET pairs instead of the POST pairs. */
+const PROFILE_GET = process.env.WEFT_BENCH_PROFILE_LOAD === 'get';
 const PRELOAD = new URL('../lib/cpu-profile-preload.js', import.meta.url).href;
 
 /** One management API request (path relative to /edge/management/v1, or a full URL). */
@@ -71,23 +73,27 @@ export async function clusterScenarios(ctx: ScenarioContext): Promise<Row[]> {
     const picks = { one: await prepare(one), three: await prepare(three) };
     await settle(cluster);
 
-    rows.push(await compareLoad(ctx, 'POST /identities, 3 nodes through HAProxy vs 1 embedded node', 0.5, one, three, embedded, cluster, (side, run) => ({
-      method: 'POST',
-      path: '/edge/management/v1/identities',
-      headers: { 'zt-session': side.token, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: `bench-${side.label}-${process.pid}-${run}-{i}`, type: 'Device', isAdmin: false, roleAttributes: ['team3'] }),
-    })));
+    if (!PROFILE_DIR || !PROFILE_GET) {
+      rows.push(await compareLoad(ctx, 'POST /identities, 3 nodes through HAProxy vs 1 embedded node', 0.5, one, three, embedded, cluster, (side, run) => ({
+        method: 'POST',
+        path: '/edge/management/v1/identities',
+        headers: { 'zt-session': side.token, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `bench-${side.label}-${process.pid}-${run}-{i}`, type: 'Device', isAdmin: false, roleAttributes: ['team3'] }),
+      })));
+    }
+    if (!PROFILE_DIR) rows.push(await jetStreamAlone(ctx, cluster));
+    if (!PROFILE_DIR || PROFILE_GET) {
+      rows.push(await compareLoad(ctx, 'GET /identities/{id}, 3 nodes through HAProxy vs 1 embedded node', 0.8, one, three, embedded, cluster, (side) => ({
+        method: 'GET',
+        path: '/edge/management/v1/identities/{pick}',
+        picks: side === one ? picks.one : picks.three,
+        headers: { 'zt-session': side.token },
+      })));
+    }
     if (PROFILE_DIR) {
       await profiles(ctx, cluster, embedded, PROFILE_DIR);
       return rows;
     }
-    rows.push(await jetStreamAlone(ctx, cluster));
-    rows.push(await compareLoad(ctx, 'GET /identities/{id}, 3 nodes through HAProxy vs 1 embedded node', 0.8, one, three, embedded, cluster, (side) => ({
-      method: 'GET',
-      path: '/edge/management/v1/identities/{pick}',
-      picks: side === one ? picks.one : picks.three,
-      headers: { 'zt-session': side.token },
-    })));
     rows.push(await failover(ctx, cluster, three, picks.three));
     rows.push(...(await posture(ctx, one, three)));
     return rows;

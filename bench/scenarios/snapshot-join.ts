@@ -1,6 +1,7 @@
 // `join-100k`: a fresh cluster node joins from a peer's snapshot holding 100,000 identities (the
-// seeded large data set) and serves: time from spawn to its first read answered, and the
-// snapshot transfer rate the joining node logged. Real processes: one nats-server, two nodes.
+// seeded large data set) and serves: time from spawn to its login and first point read answered,
+// to a deep list page answered, and the snapshot transfer rate the joining node logged. Real
+// processes: one nats-server, two nodes.
 
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'nats';
@@ -41,14 +42,24 @@ export async function joinLarge(ctx: ScenarioContext): Promise<Row[]> {
     const peer = await startCliNode({ dataDir: peerDir, env, readyTimeoutMs: 120_000 });
     nodes.push(peer);
     for (let i = 0; i < 600 && !peer.stdout().includes('replica cached in memory'); i++) await new Promise((r) => setTimeout(r, 100));
+    // One seeded identity, for the joined node's first point read.
+    const peerToken = await peer.login(BENCH_ADMIN.username, BENCH_ADMIN.password);
+    const known = (await peer.request('GET', '/identities?limit=1&offset=99000', undefined, peerToken)).body.data[0].id as string;
 
     const seconds: number[] = [];
+    const serving: number[] = [];
     const rates: number[] = [];
     for (let i = 0; i < ctx.pairs; i++) {
       const t0 = performance.now();
+      const spawnedAt = Date.now();
       const joiner = await startCliNode({ dataDir: join(root, `joiner-${i}`), env, readyTimeoutMs: 180_000 });
       nodes.push(joiner);
+      const spawnedS = (performance.now() - t0) / 1000;
       const token = await joiner.login(BENCH_ADMIN.username, BENCH_ADMIN.password);
+      const loggedInS = (performance.now() - t0) / 1000;
+      const one = await joiner.request('GET', `/identities/${known}`, undefined, token);
+      if (one.status !== 200) throw new Error(`the joined node does not serve identity ${known}: ${one.status} ${one.text.slice(0, 200)}`);
+      serving.push((performance.now() - t0) / 1000);
       const page = await joiner.request('GET', '/identities?limit=1&offset=99000', undefined, token);
       if (page.status !== 200 || page.body.meta.pagination.totalCount < LARGE.identities) throw new Error(`the joined node does not serve the data: ${page.status} ${page.text.slice(0, 200)}`);
       seconds.push((performance.now() - t0) / 1000);
@@ -56,12 +67,15 @@ export async function joinLarge(ctx: ScenarioContext): Promise<Row[]> {
       if (!joined) throw new Error(`the node did not join from a snapshot:\n${joiner.stdout()}`);
       const info = JSON.parse(joined) as { bytes: number; ms: number };
       rates.push(info.bytes / 1e6 / (info.ms / 1000));
-      ctx.log(`join ${i}: ${seconds[i].toFixed(2)} s, ${(info.bytes / 1e6).toFixed(1)} MB in ${info.ms} ms`);
+      ctx.log(`join ${i}: ${seconds[i].toFixed(2)} s, ${(info.bytes / 1e6).toFixed(1)} MB in ${info.ms} ms; ${phases(joiner.stdout(), spawnedAt)}, ` +
+        `start returned ${spawnedS.toFixed(2)} s, logged in ${loggedInS.toFixed(2)} s, point read ${serving[i].toFixed(2)} s`);
       await joiner.kill();
     }
     const s = median(seconds);
+    const served = median(serving);
     return [
-      { scenario: 'node joins a cluster from a peer snapshot, 100,000 identities (spawn to first read answered)', connections: 0, rps: 0, p50: 0, p99: 0, value: `${s.toFixed(2)} s`, target: '≤ 10 s', pass: s <= 10 },
+      { scenario: 'node joins a cluster from a peer snapshot, 100,000 identities (spawn to login and a point read of a seeded identity answered)', connections: 0, rps: 0, p50: 0, p99: 0, value: `${served.toFixed(2)} s`, target: '≤ 10 s', pass: served <= 10 },
+      { scenario: 'the same join, spawn to a list page at offset 99,000 with its totalCount answered (index cache still warming)', connections: 0, rps: 0, p50: 0, p99: 0, value: `${s.toFixed(2)} s`, target: '≤ 10 s', pass: s <= 10 },
       { scenario: 'snapshot transfer rate (gRPC, mutual TLS, verified and written to LevelDB)', connections: 0, rps: 0, p50: 0, p99: 0, value: `${median(rates).toFixed(1)} MB/s`, target: 'informational' },
     ];
   } finally {
@@ -69,4 +83,13 @@ export async function joinLarge(ctx: ScenarioContext): Promise<Row[]> {
     await nats.stop();
     await rm(root, { recursive: true, force: true });
   }
+}
+
+/** When the joining node reached each step, in seconds from its spawn (read from its log). */
+function phases(stdout: string, spawnedAt: number): string {
+  const at = (msg: string) => {
+    const line = stdout.split('\n').find((l) => l.includes(`"msg":"${msg}"`));
+    return line ? `${((Date.parse((JSON.parse(line) as { time: string }).time) - spawnedAt) / 1000).toFixed(2)} s` : '-';
+  };
+  return `cluster joined ${at('cluster joined')}, snapshot in place ${at('joined from a peer snapshot')}, listening ${at('listening')}`;
 }

@@ -9,16 +9,16 @@ import type { Row, ScenarioContext } from './types.js';
 
 const CONNECTIONS = [1, 64];
 
-type TargetSpec = Omit<LoadSpec, 'origin' | 'connections' | 'durationMs' | 'warmupMs'>;
+export type TargetSpec = Omit<LoadSpec, 'origin' | 'connections' | 'durationMs' | 'warmupMs'>;
 
 /** Paired runs of the target request against the Koa hello-world, at each connection count.
  * `spec` is asked anew for every run (a write benchmark needs fresh names each time). */
-async function againstBaseline(ctx: ScenarioContext, node: RunningNode, name: string, spec: (run: number) => TargetSpec, target: number): Promise<Row[]> {
+export async function againstBaseline(ctx: ScenarioContext, node: RunningNode, name: string, spec: (run: number) => TargetSpec, target: number, connectionCounts = CONNECTIONS): Promise<Row[]> {
   const baseline = await startBaseline(node.dataDir);
   const rows: Row[] = [];
   let run = 0;
   try {
-    for (const connections of CONNECTIONS) {
+    for (const connections of connectionCounts) {
       const common = { ...ctx.timing, connections, caFile: ctx.caFile(node) };
       const result = await paired(
         ctx.pairs,

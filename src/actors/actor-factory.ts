@@ -3,6 +3,7 @@
 
 import type { ActorDeps } from './actor-deps.js';
 import type { Actor } from './actor-host.js';
+import { ApiSessionCertificateCatalog } from './api-session-certificate-catalog.js';
 import { AuthenticatorCatalog } from './authenticator-catalog.js';
 import { AuthPolicyCatalog } from './auth-policy-catalog.js';
 import { CaCatalog } from './ca-catalog.js';
@@ -14,8 +15,8 @@ import { EdgeRouterCatalog } from './edge-router-catalog.js';
 import { ExternalJwtSignerCatalog } from './external-jwt-signer-catalog.js';
 import { IdentityActor } from './identity-actor.js';
 import { IdentityServiceConfigCatalog } from './identity-service-config-catalog.js';
-// Side effect: registers the hook that makes logins of MFA identities owe a TOTP code.
 import { PostureCheckCatalog } from './posture-check-catalog.js';
+import { RevocationCatalog } from './revocation-catalog.js';
 import { RouterCatalog } from './router-catalog.js';
 import { TerminatorCatalog } from './terminator-catalog.js';
 
@@ -60,6 +61,10 @@ export function createCatalogActor(kind: string, deps: ActorDeps): Actor {
       return new AuthPolicyCatalog(deps);
     case 'terminators':
       return new TerminatorCatalog(deps);
+    case 'api-session-certificates':
+      return new ApiSessionCertificateCatalog(deps);
+    case 'revocations':
+      return new RevocationCatalog(deps);
     default:
       return new CatalogActor(kind, deps.writer);
   }

@@ -1,13 +1,16 @@
 // The actor host: serves an actor family's subjects on the bus and routes each message to the
 // mailbox of its entity, creating actors on demand and evicting idle stateless ones. A message
 // whose write apply refused as stale is handled again from the start (STALE_WRITE_ATTEMPTS).
+// A sharded (cluster) host first applies the log as far as the requester had (`seen`), and
+// answers with the last sequence the handling appended (CommandReply).
 
 import type { Bus, Subscription } from '../bus/bus.js';
 import { DEFAULT_SHARD_COUNT, kindWildcard, shardOf, shardSubject, type CommandScope } from '../bus/subjects.js';
+import { commandReply } from '../bus/command-reply.js';
 import { ApiError } from '../errors.js';
 import { invalidMessage } from '../protocol/v1/message-fields.js';
 import { Mailbox } from './mailbox.js';
-import { withCommandContext } from './request-context.js';
+import { commandContextOf, withCommandContext } from './request-context.js';
 
 /** What travels to an actor: the entity key, the operation and its payload. */
 export interface ActorMessage {
@@ -41,8 +44,10 @@ export interface ActorHostOptions {
   /** Told about every message refused with 429 (metrics): a full mailbox or the in-flight bound. */
   onReject?: (source: 'mailbox' | 'inFlight') => void;
   /** Cluster mode: serve only the shards given to serveShards() (one owner per shard in the
-   * cluster) instead of every shard of every family. */
-  sharded?: boolean;
+   * cluster) instead of every shard of every family. Messages carry the requester's applied
+   * sequence (`seen`), waited for with `waitApplied` before handling, and are answered with a
+   * CommandReply. */
+  sharded?: { waitApplied: (seq: number) => Promise<void> };
 }
 
 interface Family {
@@ -115,9 +120,11 @@ export class ActorHost {
   private async serveShard(name: string, family: Family, shard: number): Promise<void> {
     if (family.shards.has(shard)) return;
     // A queue group: while two nodes both believe they own the shard (their member lists differ
-    // for a moment), each message still reaches only one of them.
+    // for a moment), each message still reaches only one of them. This node's own commands for
+    // the shard are handled here without crossing the network (`local`).
     const sub = await this.bus.serve(shardSubject(name, shard, this.opts.scope), (msg) => this.dispatch(family.slots, family.create, msg as ActorMessage), {
       queue: `shard.${name}`,
+      local: true,
     });
     family.shards.set(shard, sub);
   }
@@ -144,7 +151,19 @@ export class ActorHost {
     const { actor } = slot;
     if (slot.mailbox.depth >= slot.mailbox.capacity) this.opts.onReject?.('mailbox');
     this.inFlight++;
-    return slot.mailbox.submit(() => withCommandContext(msg, () => handleRetryingStale(actor, msg))).finally(() => this.inFlight--);
+    const context = commandContextOf(msg);
+    const sharded = this.opts.sharded;
+    if (!sharded) {
+      return slot.mailbox.submit(() => withCommandContext(context, () => handleRetryingStale(actor, msg))).finally(() => this.inFlight--);
+    }
+    // The requester's request saw the log up to `seen`: whatever the handling reads (a name taken,
+    // a referenced entity) must be at least that recent.
+    const seen = typeof msg.seen === 'number' ? msg.seen : 0;
+    return slot.mailbox.submit(async () => {
+      await sharded.waitApplied(seen);
+      const answer = await withCommandContext(context, () => handleRetryingStale(actor, msg));
+      return commandReply(answer, context.seq);
+    }).finally(() => this.inFlight--);
   }
 
   /** Total messages waiting or running, and the deepest mailbox (for metrics and tests). */

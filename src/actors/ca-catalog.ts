@@ -2,9 +2,8 @@
 // verification token decided here), updates them, verifies a proof of possession and signs the
 // CA's enrollment JWT. Deleting a CA removes its ottca enrollments through the apply cascade.
 
-import type { X509Certificate } from 'node:crypto';
+import { randomUUID, type X509Certificate } from 'node:crypto';
 import { prepareCaValues } from '../domain/ca-rules.js';
-import { newId } from '../domain/ids.js';
 import { ApiError, fieldError } from '../errors.js';
 import { caJwks, estCaCerts } from '../pki/ca-documents.js';
 import { signCaEnrollmentJwt, signNetworkJwt } from '../pki/enrollment-jwt.js';
@@ -34,7 +33,8 @@ export class CaCatalog extends CatalogActor {
     const fingerprint = certFingerprint(caCertificate(String(op.record.certPem)));
     const holder = await this.deps.replica.findUnique(KIND, 'fingerprint', fingerprint);
     if (holder) throw fieldError('certPem', '(certificate)', `certificate already used as CA ${holder.id}`);
-    Object.assign(op.record, { fingerprint, isVerified: false, verificationToken: newId() });
+    // A UUID, as upstream (the spec's `format: uuid`).
+    Object.assign(op.record, { fingerprint, isVerified: false, verificationToken: randomUUID() });
     await this.deps.proposer.propose([op], at);
     return { id };
   }

@@ -13,6 +13,7 @@ import { createIdentity } from './credentials/identity-create.js';
 import { handleCredentialCommand } from './credentials/identity-credentials.js';
 import { loginExtJwt } from './ext-jwt-login.js';
 import { handleMfaCommand } from './mfa/mfa-commands.js';
+import { createTotpToken } from './mfa/totp-token.js';
 import { handlePostureCommand } from './posture/posture-commands.js';
 
 export type { IdentityActorDeps };
@@ -49,6 +50,7 @@ export class IdentityActor implements Actor {
     loginPassword: (m, actor) => actor.loginPassword(m),
     enroll: (m, actor) => handleCredentialCommand(actor.deps, actor.id, m),
     enrollCa: (m, actor) => handleCredentialCommand(actor.deps, actor.id, m),
+    enrollToken: (m, actor) => handleCredentialCommand(actor.deps, actor.id, m),
     loginCert: (m, actor) => handleCredentialCommand(actor.deps, actor.id, m),
     extendCert: (m, actor) => handleCredentialCommand(actor.deps, actor.id, m),
     extendCertVerify: (m, actor) => handleCredentialCommand(actor.deps, actor.id, m),
@@ -59,6 +61,7 @@ export class IdentityActor implements Actor {
     mfaRegenerateCodes: (m, actor) => actor.mfa(m),
     mfaDelete: (m, actor) => actor.mfa(m),
     mfaRemove: (m, actor) => actor.mfa(m),
+    mfaTotpToken: (m, actor) => createTotpToken(actor.deps, actor.id, m),
     postureResponses: (m, actor) => handlePostureCommand(actor, m),
     postureSnapshot: (m, actor) => handlePostureCommand(actor, m),
     postureData: (m, actor) => handlePostureCommand(actor, m),

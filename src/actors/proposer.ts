@@ -32,6 +32,8 @@ export class Proposer {
       throw appendFailure(err);
     });
     const result = await this.replica.waitFor(seq);
+    const context = currentCommandContext();
+    if (context) context.seq = Math.max(context.seq, seq);
     if (!result.ok) throw fromWire(result.error);
     return seq;
   }

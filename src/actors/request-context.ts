@@ -1,25 +1,34 @@
 // The command being handled by an actor, as the proposer needs it: its request id (so the log
-// entry can be found again when the requester lost the answer) and the requester's deadline
-// (after which nothing is proposed for it). Carried with AsyncLocalStorage through the handler.
+// entry can be found again when the requester lost the answer), the requester's deadline
+// (after which nothing is proposed for it), and the last sequence proposed while handling it
+// (sent back with the answer). Carried with AsyncLocalStorage through the handler.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-/** What a requester attached to its command message. */
+/** What a requester attached to its command message, and what handling it appended. */
 export interface CommandContext {
   /** Random id of the request; recorded in every log entry proposed while handling it. */
   rid?: string;
   /** Epoch ms after which the requester no longer waits: nothing is proposed after it. */
   deadline?: number;
+  /** The highest log sequence appended while handling the command (0: none). */
+  seq: number;
 }
 
 const storage = new AsyncLocalStorage<CommandContext>();
 
-/** Runs `fn` with the message's context, when the message carries one. */
-export function withCommandContext<T>(msg: Record<string, unknown>, fn: () => Promise<T>): Promise<T> {
-  const rid = typeof msg.rid === 'string' ? msg.rid : undefined;
-  const deadline = typeof msg.deadline === 'number' ? msg.deadline : undefined;
-  if (rid === undefined && deadline === undefined) return fn();
-  return storage.run({ rid, deadline }, fn);
+/** The context a command message carries. */
+export function commandContextOf(msg: Record<string, unknown>): CommandContext {
+  return {
+    rid: typeof msg.rid === 'string' ? msg.rid : undefined,
+    deadline: typeof msg.deadline === 'number' ? msg.deadline : undefined,
+    seq: 0,
+  };
+}
+
+/** Runs `fn` within the command's context. */
+export function withCommandContext<T>(context: CommandContext, fn: () => Promise<T>): Promise<T> {
+  return storage.run(context, fn);
 }
 
 /** The context of the command being handled, if any. */

@@ -1,6 +1,7 @@
 // Joining a cluster: the first node to arrive creates the cluster record (its id, a verifier of
 // the secret, and the cluster CA sealed with a key derived from the secret) in a JetStream KV
-// bucket; every later node checks its secret against it and unseals the CA. The data directory
+// bucket; every later node checks its secret against it and unseals the CA (a node given the
+// previous secret too re-seals the record under the new one: secret rotation). The data directory
 // remembers which cluster it belongs to, so it is never mixed into another.
 
 import { randomUUID } from 'node:crypto';
@@ -29,6 +30,9 @@ export interface JoinOptions {
   nc: NatsConnection;
   clusterName: string;
   secret: string;
+  /** The secret being rotated away from: a cluster still on it is moved to `secret` (its record
+   * re-sealed and re-verified), and nodes on the old secret alone are refused from then on. */
+  previousSecret?: string;
   replicas?: number;
   /** Makes a new CA when this node is the first one. */
   createCa: () => Promise<ClusterCa>;
@@ -39,6 +43,8 @@ export interface Joined {
   ca: ClusterCa;
   /** True when this node created the cluster. */
   founded: boolean;
+  /** True when this node moved the cluster from the previous secret to its secret. */
+  rotated?: boolean;
 }
 
 /** Refusals at join: wrong secret, a data directory of another cluster. */
@@ -67,12 +73,29 @@ export async function joinCluster(opts: JoinOptions): Promise<Joined> {
       if (!entry || entry.operation !== 'PUT') throw new ClusterJoinError(`cluster ${opts.clusterName}: its record could not be created or read`);
     }
   }
-  const record = JSON.parse(entry.string()) as ClusterRecord;
-  if (!secretMatches(opts.secret, record.id, record.verifier)) {
-    throw new ClusterJoinError(`WEFT_CLUSTER_SECRET does not match the secret of cluster ${opts.clusterName} (${record.id}); every node needs the same secret`);
+  for (;;) {
+    const record = JSON.parse(entry.string()) as ClusterRecord;
+    if (secretMatches(opts.secret, record.id, record.verifier)) {
+      const ca = JSON.parse(unseal(opts.secret, record.id, record.sealedCa)) as ClusterCa;
+      return { clusterId: record.id, ca, founded: false };
+    }
+    if (!opts.previousSecret || !secretMatches(opts.previousSecret, record.id, record.verifier)) {
+      throw new ClusterJoinError(`WEFT_CLUSTER_SECRET does not match the secret of cluster ${opts.clusterName} (${record.id})` +
+        `${opts.previousSecret ? ', nor does WEFT_CLUSTER_PREVIOUS_SECRET' : ''}; every node needs the same secret`);
+    }
+    // Rotation: this node moves the cluster to the new secret. A concurrent rotation (revision
+    // conflict) is read again, and then matches the new secret.
+    const ca = unseal(opts.previousSecret, record.id, record.sealedCa);
+    const rotated: ClusterRecord = { ...record, verifier: verifier(opts.secret, record.id), sealedCa: seal(opts.secret, record.id, ca) };
+    try {
+      await kv.update(RECORD_KEY, JSON.stringify(rotated), entry.revision);
+      return { clusterId: record.id, ca: JSON.parse(ca) as ClusterCa, founded: false, rotated: true };
+    } catch {
+      const again = await kv.get(RECORD_KEY);
+      if (!again || again.operation !== 'PUT') throw new ClusterJoinError(`cluster ${opts.clusterName}: its record vanished during a secret rotation`);
+      entry = again;
+    }
   }
-  const ca = JSON.parse(unseal(opts.secret, record.id, record.sealedCa)) as ClusterCa;
-  return { clusterId: record.id, ca, founded: false };
 }
 
 /** The data directory's cluster marker: which cluster its replica belongs to. */

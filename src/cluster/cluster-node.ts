@@ -30,6 +30,8 @@ import { logStreamName } from './cluster-names.js';
 export interface ClusterConfig {
   natsUrls: string[];
   secret: string;
+  /** The secret being rotated away from (see JoinOptions.previousSecret). */
+  previousSecret?: string;
   name: string;
   /** JetStream replicas of the log and buckets; undefined = min(3, NATS servers). */
   replicas?: number;
@@ -82,7 +84,7 @@ export class ClusterNode {
     }
     try {
       const joined = await joinCluster({
-        nc: bus.connection, clusterName: config.name, secret: config.secret, replicas: config.replicas,
+        nc: bus.connection, clusterName: config.name, secret: config.secret, previousSecret: config.previousSecret, replicas: config.replicas,
         createCa: async () => generateCa(),
       });
       if (marker && marker.id !== joined.clusterId) {
@@ -90,6 +92,7 @@ export class ClusterNode {
           `not to cluster ${config.name} (${joined.clusterId}); give this node an empty data directory`);
       }
       if (!marker) await writeFile(join(dataDir, 'cluster.json'), `${JSON.stringify({ name: config.name, id: joined.clusterId })}\n`, { mode: 0o600 });
+      if (joined.rotated) log.warn('the cluster secret was rotated: nodes on the previous secret alone are refused from now on', { cluster: config.name });
       log.info(joined.founded ? 'cluster founded' : 'cluster joined', { cluster: config.name, clusterId: joined.clusterId });
       return new ClusterNode(config, bus, joined.clusterId, joined.ca, joined.founded, log);
     } catch (err) {
@@ -157,15 +160,25 @@ export class ClusterNode {
   }
 
   /** How this node's commands behave in the cluster: they wait for a shard owner during a
-   * hand-over, pass the read barrier after their answer, and recover lost answers. */
+   * hand-over, tell the owner how far this node has applied the log, wait after their answer
+   * until this node applied what the command appended, and recover lost answers. */
   commandOptions(replica: Replica, barrier: ReadBarrier): NodeClientOptions {
     const outcomes = new CommandOutcomes(replica, barrier);
     return {
       handoverMs: HANDOVER_MS,
-      afterCommand: () => barrier.sync(),
+      appliedSeq: () => replica.appliedSeq,
+      waitApplied: (seq) => this.waitApplied(replica, seq),
       recover: (rid, settledBy) => outcomes.outcome(rid, settledBy),
       commandTtlMs: COMMAND_TTL_MS,
     };
+  }
+
+  /** Waits until the replica has applied `seq`: 503 CATCHING_UP after APPLY_WAIT_MS. */
+  async waitApplied(replica: Replica, seq: number): Promise<void> {
+    if (replica.appliedSeq >= seq) return;
+    await replica.waitFor(seq, APPLY_WAIT_MS).catch(() => {
+      throw new ApiError('SERVICE_UNAVAILABLE', { code: 'CATCHING_UP', message: `this node has not applied the cluster log up to ${seq} yet` });
+    });
   }
 
   /** Follows the cluster log into the replica. A replica that cannot apply (disk full, a
@@ -196,11 +209,7 @@ export class ClusterNode {
         if (err instanceof ApiError) throw err;
         throw new ApiError('SERVICE_UNAVAILABLE', { code: 'NATS_UNREACHABLE', message: `the cluster log cannot be read now: ${err instanceof Error ? err.message : String(err)}` });
       }),
-      waitApplied: async (seq) => {
-        await replica.waitFor(seq, APPLY_WAIT_MS).catch(() => {
-          throw new ApiError('SERVICE_UNAVAILABLE', { code: 'CATCHING_UP', message: `this node has not applied the cluster log up to ${seq} yet` });
-        });
-      },
+      waitApplied: (seq) => this.waitApplied(replica, seq),
     });
   }
 }

@@ -217,6 +217,38 @@ export class Membership implements NodeDirectory {
   }
 }
 
+/**
+ * The members heard from within `freshMs` (default: the dead interval), as the bucket holds them
+ * now: for a process that is not a member yet (a node choosing a peer to copy a snapshot from).
+ * One watch delivers every current value; it is read for at most `waitMs`.
+ */
+export async function readMembers(nc: NatsConnection, clusterName: string, opts: { freshMs?: number; waitMs?: number } = {}): Promise<MemberInfo[]> {
+  const kv = await openKv(nc, membersBucket(clusterName), { history: 1, ttl: 60_000 });
+  const latest = new Map<string, KvEntry>();
+  let initialized!: () => void;
+  const current = new Promise<void>((resolve) => (initialized = resolve));
+  const watcher = await kv.watch({ initializedFn: () => initialized() });
+  const reading = (async () => {
+    for await (const entry of watcher) {
+      latest.set(entry.key, entry);
+      if (watcher.getPending() === 0 && entry.delta === 0) initialized();
+    }
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([current, new Promise((resolve) => (timer = setTimeout(resolve, opts.waitMs ?? 3_000)))]);
+  clearTimeout(timer);
+  watcher.stop();
+  await reading.catch(() => undefined);
+  const freshMs = opts.freshMs ?? 3_000;
+  const members: MemberInfo[] = [];
+  for (const entry of latest.values()) {
+    if (entry.key.startsWith(DRAIN_PREFIX) || entry.operation !== 'PUT' || Date.now() - entry.created.getTime() > freshMs) continue;
+    const info = parseMember(entry.string());
+    if (info) members.push(info);
+  }
+  return members;
+}
+
 function drainedInstance(text: string): string | undefined {
   try {
     const instance = (JSON.parse(text) as { instance?: unknown }).instance;

@@ -4,13 +4,13 @@
 
 import { existsSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
-import type { KvEntry, NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import type { Logger } from '../logger.js';
 import { fetchSnapshot, grpcTarget, type ReceivedSnapshot, type SnapshotClientTls } from '../rpc/snapshot-client.js';
 import { APPLIED_SEQ_KEY } from '../store/keys.js';
 import { LevelKv } from '../store/level-kv.js';
-import { openKv } from './kv-bucket.js';
-import { logStreamName, membersBucket } from './cluster-names.js';
+import { logStreamName } from './cluster-names.js';
+import { readMembers } from './membership.js';
 
 /** A member that may serve a snapshot. */
 export interface SnapshotPeer {
@@ -105,7 +105,7 @@ async function tryPeers(opts: SnapshotJoinOptions, atLeastSeq: number): Promise<
       await rename(incoming, opts.replicaDir);
       const ms = performance.now() - started;
       opts.log.info('joined from a peer snapshot', {
-        peer: peer.id, appliedSeq: snapshot.appliedSeq, keys: snapshot.keys, bytes: snapshot.bytes, ms: Math.round(ms),
+        peer: peer.id, appliedSeq: snapshot.appliedSeq, files: snapshot.files, bytes: snapshot.bytes, ms: Math.round(ms),
         mbPerSecond: Number((snapshot.bytes / 1e6 / (ms / 1000)).toFixed(1)),
       });
       return { joined: true, snapshot, peer: peer.id, ms };
@@ -141,42 +141,12 @@ async function logBounds(nc: NatsConnection, stream: string): Promise<LogBounds 
   }
 }
 
-/** Ready members heard from recently, read from the members bucket (this node has not joined
- * yet): a watch delivers every current value, as membership.ts reads them. */
+/** Ready members heard from recently (this node has not joined yet, so it reads the bucket once). */
 async function readyPeers(nc: NatsConnection, clusterName: string): Promise<SnapshotPeer[]> {
-  const kv = await openKv(nc, membersBucket(clusterName), { history: 1, ttl: 60_000 });
-  const latest = new Map<string, KvEntry>();
-  let initialized!: () => void;
-  const current = new Promise<void>((resolve) => (initialized = resolve));
-  const watcher = await kv.watch({ initializedFn: () => initialized() });
-  const reading = (async () => {
-    for await (const entry of watcher) {
-      latest.set(entry.key, entry);
-      if (watcher.getPending() === 0 && entry.delta === 0) initialized();
-    }
-  })();
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([current, new Promise((resolve) => (timer = setTimeout(resolve, WATCH_MS)))]);
-  clearTimeout(timer);
-  watcher.stop();
-  await reading.catch(() => undefined);
-  const peers: SnapshotPeer[] = [];
-  for (const entry of latest.values()) {
-    if (entry.operation !== 'PUT' || Date.now() - entry.created.getTime() > FRESH_MS) continue;
-    const peer = parsePeer(entry.string());
-    if (peer) peers.push(peer);
-  }
-  return peers;
-}
-
-function parsePeer(text: string): SnapshotPeer | undefined {
-  try {
-    const m = JSON.parse(text) as Partial<SnapshotPeer> & { ready?: boolean };
-    if (!m.ready || typeof m.id !== 'string' || typeof m.ctrlAddress !== 'string' || typeof m.baseUrl !== 'string') return undefined;
-    return { id: m.id, ctrlAddress: m.ctrlAddress, baseUrl: m.baseUrl, appliedSeq: Number(m.appliedSeq ?? 0) };
-  } catch {
-    return undefined;
-  }
+  const members = await readMembers(nc, clusterName, { freshMs: FRESH_MS, waitMs: WATCH_MS });
+  return members
+    .filter((m) => m.ready && typeof m.ctrlAddress === 'string')
+    .map((m) => ({ id: m.id, ctrlAddress: m.ctrlAddress as string, baseUrl: m.baseUrl, appliedSeq: Number(m.appliedSeq ?? 0) }));
 }
 
 function hostOf(url: string): string | undefined {

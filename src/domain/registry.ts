@@ -2,6 +2,7 @@
 // declaration file + one line here.
 
 import type { ResourceDecl } from './resource.js';
+import { apiSessionCertificates } from './resources/api-session-certificates.js';
 import { apiSessions } from './resources/api-sessions.js';
 import { authPolicies } from './resources/auth-policies.js';
 import { authenticators } from './resources/authenticators.js';
@@ -48,6 +49,7 @@ export const RESOURCES: readonly ResourceDecl[] = [
   terminators,
   controllerSettings,
   revocations,
+  apiSessionCertificates,
 ];
 
 const BY_KIND = new Map(RESOURCES.map((r) => [r.kind, r]));

@@ -28,7 +28,10 @@ export const CASCADES: Record<string, Cascade[]> = {
     { target: 'mfas', field: 'identityId' },
   ],
   authenticators: [{ target: 'api-sessions', field: 'authenticatorId', loose: true }],
-  'api-sessions': [{ target: 'sessions', field: 'apiSessionId' }],
+  'api-sessions': [
+    { target: 'sessions', field: 'apiSessionId' },
+    { target: 'api-session-certificates', field: 'apiSessionId' },
+  ],
   services: [
     { target: 'identity-service-configs', field: 'serviceId' },
     { target: 'sessions', field: 'serviceId' },

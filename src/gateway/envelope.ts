@@ -1,13 +1,14 @@
 // The wire envelope: `{data, meta}` for successes and `{error, meta}` for failures, with the
 // API versions in meta. The one place response bodies are serialised.
 
+import type { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { NO_LIMIT_REPORTED } from '../domain/paging.js';
 
 export const API_META = { apiVersion: '0.0.1', apiEnrollmentVersion: '0.0.1' } as const;
 
 /** What `ctx.type = 'application/json'` sets, without the MIME lookup on every response. */
-const JSON_TYPE = 'application/json; charset=utf-8';
+export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Writes `{data, meta}`; `meta` extends the API versions (pagination, filterableFields). */
 export function sendData(ctx: Context, data: unknown, meta: Record<string, unknown> = {}, status = 200): void {
@@ -37,6 +38,25 @@ export function sendEmpty(ctx: Context): void {
 export function sendJson(ctx: Context, status: number, body: unknown): void {
   ctx.status = status;
   ctx.set('content-type', JSON_TYPE);
-  // A JS number cannot carry 9223372036854775807 exactly; upstream reports it for "no limit".
-  ctx.body = JSON.stringify(body).replace(`"limit":"${NO_LIMIT_REPORTED}"`, `"limit":${NO_LIMIT_REPORTED}`);
+  ctx.body = withNoLimit(JSON.stringify(body));
+}
+
+/** A JS number cannot carry 9223372036854775807 exactly; upstream reports it for "no limit". */
+function withNoLimit(json: string): string {
+  return json.replace(`"limit":"${NO_LIMIT_REPORTED}"`, `"limit":${NO_LIMIT_REPORTED}`);
+}
+
+/** The text a streamed `{data, meta}` starts with; items follow, comma-separated. */
+export const DATA_STREAM_HEAD = '{"data":[';
+
+/** The text a streamed `{data, meta}` ends with: what sendData writes after the last item. */
+export function dataStreamTail(meta: Record<string, unknown>): string {
+  return `],"meta":${withNoLimit(JSON.stringify({ ...API_META, ...meta }))}}`;
+}
+
+/** 200 with `{data, meta}` written by a stream (DATA_STREAM_HEAD, items, dataStreamTail). */
+export function sendDataStream(ctx: Context, body: Readable): void {
+  ctx.status = 200;
+  ctx.set('content-type', JSON_TYPE);
+  ctx.body = body;
 }

@@ -3,6 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '../bus/bus.js';
+import { readCommandReply } from '../bus/command-reply.js';
 import { DEFAULT_SHARD_COUNT, entitySubject, querySubject, type CommandScope } from '../bus/subjects.js';
 import { resourceOf } from '../domain/registry.js';
 import type { ResourceDecl } from '../domain/resource.js';
@@ -28,8 +29,12 @@ function isLostAnswer(err: unknown): boolean {
 
 /** Cluster-mode options of a NodeClient. */
 export interface NodeClientOptions {
-  /** Awaited after each command's answer (the read barrier: this node has applied the write). */
-  afterCommand?: () => Promise<void>;
+  /** Cluster mode: how far this node has applied the log, sent with each command as `seen` (the
+   * owner applies at least that far before handling it). */
+  appliedSeq?: () => number;
+  /** Cluster mode: waits until this node has applied the sequence a command's handling appended,
+   * so that what follows reads the write. */
+  waitApplied?: (seq: number) => Promise<void>;
   /** While a shard has no owner (a node died or joined; ownership moves), a command is tried
    * again for up to this many ms. 0 = fail at once. */
   handoverMs?: number;
@@ -85,7 +90,7 @@ export class NodeClient {
     const [subject, msg] = decl.actor === 'entity'
       ? [entitySubject(decl.entity, id, DEFAULT_SHARD_COUNT, this.scope), { ...payload, key: id, op, id }]
       : [entitySubject('catalog', decl.kind, DEFAULT_SHARD_COUNT, this.scope), { ...payload, key: decl.kind, op, id }];
-    if (!this.opts.afterCommand && !this.opts.handoverMs && !this.opts.recover) return this.bus.request(subject, msg) as Promise<T>;
+    if (!this.clustered) return this.bus.request(subject, msg) as Promise<T>;
     return this.commandInCluster(subject, msg) as Promise<T>;
   }
 
@@ -95,11 +100,12 @@ export class NodeClient {
     for (let pause = 20; ; pause = Math.min(pause * 2, 320)) {
       const deadline = Date.now() + COMMAND_TIMEOUT_MS;
       try {
-        const answer = await this.bus.request(subject, { ...body, rid, deadline }, { timeoutMs: COMMAND_TIMEOUT_MS });
-        // The write is done: a barrier that fails now (NATS lost meanwhile) must not turn its
-        // answer into a failure. The next request's own barrier still sees the write.
-        await this.opts.afterCommand?.().catch(() => undefined);
-        return answer;
+        const seen = this.opts.appliedSeq?.() ?? 0;
+        const reply = readCommandReply(await this.bus.request(subject, { ...body, rid, deadline, seen }, { timeoutMs: COMMAND_TIMEOUT_MS }));
+        // The write is done: a wait that fails now (this node fell behind) must not turn its
+        // answer into a failure. The next request's read barrier still waits for the write.
+        if (reply.seq > 0) await this.opts.waitApplied?.(reply.seq).catch(() => undefined);
+        return reply.answer;
       } catch (err) {
         // Nobody serves the shard: nothing was delivered, so asking again is safe.
         if (isNoResponders(err) && Date.now() + pause <= handoverEnds) {

@@ -1,7 +1,7 @@
 // The metrics one node exposes at GET /metrics: HTTP requests by route template, logins and
 // their failures by reason, posture events, backpressure, and scrape-time gauges (actors and
 // mailboxes, log apply lag, worker pool, login limiter, readiness, cluster membership and shard
-// ownership, snapshot transfers, process). No ids or names ever.
+// ownership, snapshot transfers, read barrier waits, process). No ids or names ever.
 
 import { Counter, Histogram, MetricsRegistry } from './metrics-registry.js';
 
@@ -20,6 +20,9 @@ export interface MetricSources {
 
 /** Request latency buckets, in seconds. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Read barrier wait buckets, in seconds (one stream query, usually well under a request's latency). */
+const BARRIER_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 3];
 
 /** Login methods reported as themselves; anything else a client sends is `other`. */
 const LOGIN_METHODS = new Set(['password', 'cert', 'ext-jwt']);
@@ -43,6 +46,8 @@ export class NodeMetrics {
    * `snapshotTransfers.inc({ direction: 'sent' | 'received', result: 'ok' | 'failed' })`.
    */
   readonly snapshotTransfers: Counter;
+  /** Cluster mode: the time each request waited at the read barrier before it was handled. */
+  readonly readBarrier: Histogram;
 
   constructor(sources: MetricSources = {}) {
     const r = this.registry;
@@ -54,6 +59,7 @@ export class NodeMetrics {
     this.rejections = r.counter('weft_backpressure_rejections_total', 'Writes refused with 429 by the actor host, by source', ['source']);
     this.snapshotTransfers = r.counter('weft_snapshot_transfers_total', 'Replica snapshots streamed to or from a peer node, by direction and result', ['direction', 'result']);
     for (const direction of ['sent', 'received']) this.snapshotTransfers.inc({ direction, result: 'ok' }, 0);
+    this.readBarrier = r.histogram('weft_read_barrier_seconds', 'Time a request waited at the read barrier (cluster mode) before it was handled', [], BARRIER_BUCKETS);
     this.addGauges(sources);
   }
 

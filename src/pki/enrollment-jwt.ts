@@ -79,6 +79,21 @@ export async function signNetworkJwt(signer: JwtSigner, claims: { issuer: string
     .sign(key);
 }
 
+/**
+ * A TOTP token (`POST /current-api-session/totp-token`): proof that the identity `sub` submitted a
+ * valid TOTP code at `iat` within the API session `z_asid`; `z_t: "t"` as upstream's TotpClaims.
+ */
+export async function signTotpJwt(signer: JwtSigner, claims: { issuer: string; identityId: string; apiSessionId: string; id: string; issuedAt: Date }): Promise<string> {
+  const { alg, kid, key } = await signingKey(signer);
+  return new SignJWT({ z_asid: claims.apiSessionId, z_t: 't' })
+    .setProtectedHeader({ alg, typ: 'JWT', kid })
+    .setIssuer(claims.issuer.replace(/\/+$/, ''))
+    .setSubject(claims.identityId)
+    .setJti(claims.id)
+    .setIssuedAt(Math.floor(claims.issuedAt.getTime() / 1000))
+    .sign(key);
+}
+
 /** Imports the key once per PEM. node-forge writes PKCS#1 (`BEGIN RSA PRIVATE KEY`): it is
  * re-exported as PKCS#8 for jose. */
 function signingKey(signer: JwtSigner): Promise<SigningKey> {

@@ -1,4 +1,4 @@
-// Presentation of service sessions: references to the API session, the service and the passing
+// Presentation of API sessions (`token` left empty) and service sessions: references to the API session, the service and the passing
 // service policies, and the edge routers the identity and the service share (with isOnline from
 // the node's router presence). Node-local reads only.
 
@@ -9,6 +9,11 @@ import { entityRef, type Presenter, type Wire } from './present.js';
 import type { PresenceView } from './present-routers.js';
 
 export function registerSessionDecorators(presenter: Presenter, reader: AccessReader, presence?: PresenceView): void {
+  // Tokens are stored only as hashes: an API session shows `token` empty (the spec requires the
+  // string; generated clients refuse the session without it).
+  presenter.decorate('api-sessions', async (wire) => {
+    if (wire.token === undefined) wire.token = '';
+  });
   presenter.decorate('sessions', async (wire, record, { replica }) => {
     const apiSessionId = String(record.apiSessionId ?? '');
     const serviceId = String(record.serviceId ?? '');

@@ -22,6 +22,7 @@ import { registerAccessDecorators } from './access-decorators.js';
 import { answerConfigQuery, decorateConfig, decorateServiceConfigs } from './config-queries.js';
 import { credentialQueries, registerCredentialDecorators } from './credential-queries.js';
 import { enrollmentQueries, registerEnrollmentDecorators } from './enrollment-queries.js';
+import { ListCursors } from './list-cursors.js';
 import { Presenter, type Viewer } from './present.js';
 import { RenderCache } from './render-cache.js';
 import { presentPostureCheck } from './present-posture-checks.js';
@@ -43,6 +44,8 @@ export class QueryHandler {
   /** When this node last applied a write other than session bookkeeping (or started): the
    * client API's `service-updates`, which SDKs poll to know when to re-read their services. */
   private lastChangeAt = new Date().toISOString();
+  /** Unpaged lists answered chunk by chunk (`stream` lists, then `listNext`). */
+  private readonly cursors = new ListCursors();
   /** One handler per op of the query family. */
   private readonly table: HandlerTable<QueryRequest>;
   /** Node-local features answering queries under their own prefix (`ops.` → OpsHandler). */
@@ -116,8 +119,13 @@ export class QueryHandler {
         const kept = this.rendered.fresh(m.kind, m.id, viewerKey(viewer));
         return kept !== undefined ? new JsonText(kept) : this.getJson(m.kind, m.id, viewer).then((json) => new JsonText(json));
       },
-      list: (m) => this.list(m.kind, m.params ?? {}, viewerOf(m)),
-      related: (m) => this.related(m.parent, m.kind, m.params ?? {}, viewerOf(m)),
+      list: (m) => this.list(m.kind, m.params ?? {}, viewerOf(m), undefined, m.stream === true),
+      related: (m) => this.related(m.parent, m.kind, m.params ?? {}, viewerOf(m), m.stream === true),
+      listNext: (m) => this.cursors.next(m.cursor),
+      listClose: (m) => {
+        this.cursors.close(m.cursor);
+        return {};
+      },
       ...clientQueries({
         replica: this.replica,
         list: (kind, params, viewer, scope) => this.list(kind, params, viewer, scope),
@@ -158,7 +166,9 @@ export class QueryHandler {
     return { record, wire: await this.presenter.present(kind, record, viewer) };
   }
 
-  private async list(kind: string, params: ListParams, viewer: Viewer, scope?: Scope): Promise<unknown> {
+  /** A list page; with `stream`, an unpaged list answers `{cursor, meta}` instead (no data and
+   * no totalCount yet) and its items come from `listNext`. */
+  private async list(kind: string, params: ListParams, viewer: Viewer, scope?: Scope, stream = false): Promise<unknown> {
     if (!scope && params.roleFilter && params.roleFilter.length > 0) {
       scope = await this.access.roleFilterScope(kind, params.roleFilter, params.roleSemantic);
     }
@@ -167,24 +177,29 @@ export class QueryHandler {
       limit: parsePagingParam('limit', params.limit),
       offset: parsePagingParam('offset', params.offset),
     });
+    const limit = page.limit === 'none' ? NO_LIMIT_REPORTED : page.limit;
+    const filterable = filterableFields(resourceOf(kind));
+    if (stream && page.limit === 'none') {
+      const present = (records: Entity[]) => this.presenter.presentAll(kind, records, viewer);
+      const cursor = this.cursors.open(this.engine.stream(kind, query, scope), present, page.offset);
+      return { cursor, meta: { filterableFields: filterable, pagination: { limit, offset: page.offset } } };
+    }
     const result = await this.engine.list(kind, query, page, scope);
     return {
       data: await this.presenter.presentAll(kind, result.items, viewer),
-      meta: {
-        filterableFields: filterableFields(resourceOf(kind)),
-        pagination: {
-          limit: result.limit === 'none' ? NO_LIMIT_REPORTED : result.limit,
-          offset: result.offset,
-          totalCount: result.total,
-        },
-      },
+      meta: { filterableFields: filterable, pagination: { limit, offset: result.offset, totalCount: result.total } },
     };
   }
 
   /** `/<parent>/{id}/<child>` as RELATIONS derives it; 404 when the parent is missing. */
-  private async related(parent: { kind: string; id: string }, kind: string, params: ListParams, viewer: Viewer): Promise<unknown> {
+  private async related(parent: { kind: string; id: string }, kind: string, params: ListParams, viewer: Viewer, stream = false): Promise<unknown> {
     const scope = await this.access.relationScope(parent, kind, params.policyType);
-    return this.list(kind, params, viewer, scope);
+    return this.list(kind, params, viewer, scope, stream);
+  }
+
+  /** Closes the open list cursors (node shutdown). */
+  close(): void {
+    this.cursors.closeAll();
   }
 
   /** Distinct role attributes of a kind; the filter's symbol `id` is the attribute itself. */

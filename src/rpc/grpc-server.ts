@@ -1,6 +1,7 @@
 // The controller's gRPC server: TLS-only, always serves weft.v1.HealthService, and takes any
 // further services as (definition, implementation) pairs at start.
 import * as grpc from '@grpc/grpc-js';
+import { TLS_POLICY } from '../pki/tls-policy.js';
 import { loadProto } from './proto-path.js';
 
 /** What the health callback reports; read on every CheckHealth call. */
@@ -73,21 +74,22 @@ function healthImplementation(health: () => HealthReport): grpc.UntypedServiceIm
 /**
  * TLS that asks for a client certificate without requiring one: health answers anyone, while
  * services that need a peer (router posture streams) check `call.getAuthContext()`, which only
- * carries a certificate that verified against the node CA. One static provider serves both the
- * identity and the CA material.
+ * carries a certificate that verified against the node CA. Served under the node's TLS policy
+ * (TLS_POLICY, as HTTPS): grpc-js's own credential factories take no cipher or version option,
+ * so this subclass of its public ServerCredentials hands the options to the HTTP/2 server itself.
  */
+class PolicyServerCredentials extends grpc.ServerCredentials {
+  constructor(tls: GrpcTlsOptions) {
+    super({ ...TLS_POLICY, requestCert: true, rejectUnauthorized: false }, { ...TLS_POLICY, ca: tls.caPem, cert: tls.certPem, key: tls.keyPem });
+  }
+
+  _equals(other: grpc.ServerCredentials): boolean {
+    return other === this;
+  }
+}
+
 function credentials(tls: GrpcTlsOptions): grpc.ServerCredentials {
-  const identity = { certificate: Buffer.from(tls.certPem), privateKey: Buffer.from(tls.keyPem) };
-  const ca = { caCertificate: Buffer.from(tls.caPem) };
-  // Updates are delivered after the server has attached its watcher (grpc-js adds the provider
-  // listeners before the watcher, so a synchronous update would reach nobody).
-  const provider: grpc.experimental.CertificateProvider = {
-    addCaCertificateListener: (listener) => queueMicrotask(() => listener(ca)),
-    removeCaCertificateListener: () => undefined,
-    addIdentityCertificateListener: (listener) => queueMicrotask(() => listener(identity)),
-    removeIdentityCertificateListener: () => undefined,
-  };
-  return grpc.experimental.createCertificateProviderServerCredentials(provider, provider, false);
+  return new PolicyServerCredentials(tls);
 }
 
 /** Splits host:port (IPv6 hosts in brackets) into its host part; the port is what bind reports. */

@@ -1,14 +1,13 @@
 // Receives a peer's replica snapshot (weft.v1.SnapshotService) into a fresh LevelDB directory,
-// checking the SHA-256, size and applied sequence the header announced. The directory appears
+// checking the SHA-256, size and file count of its trailer and the applied sequence of its header. The directory appears
 // under its final name only when the copy is complete and verified; it never touches a replica in use.
 
 import { createHash } from 'node:crypto';
-import { rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import * as grpc from '@grpc/grpc-js';
 import { APPLIED_SEQ_KEY } from '../store/keys.js';
-import type { KvOp } from '../store/kv.js';
 import { LevelKv } from '../store/level-kv.js';
-import { SnapshotDecoder, SNAPSHOT_FORMAT_VERSION } from '../store/snapshot-content.js';
+import { SnapshotContentError, SnapshotFileWriter, SNAPSHOT_FORMAT_VERSION } from '../store/snapshot-content.js';
 import type { WireSnapshotResponse } from './snapshot-service.js';
 import { snapshotServiceDefinition } from './snapshot-service.js';
 
@@ -26,7 +25,8 @@ export interface ReceivedSnapshot {
   /** The directory written (a LevelDB database). */
   path: string;
   appliedSeq: number;
-  keys: number;
+  /** LevelDB files received. */
+  files: number;
   bytes: number;
   /** The serving node. */
   nodeId: string;
@@ -39,84 +39,86 @@ export interface SnapshotClientTls {
   caPem: string;
 }
 
-/** Entries written to LevelDB per batch while receiving. */
-const BATCH = 2000;
 /** A transfer that goes this long without a message is abandoned (ms). */
 const IDLE_MS = 15_000;
 
 /**
- * Writes the snapshot carried by `messages` (a header, then chunks) into a new LevelDB at `dir`
- * (replaced if it exists). Throws SnapshotIntegrityError when the content does not match its
- * header; nothing is left at `dir` unless the whole copy verified.
+ * Writes the snapshot carried by `messages` (a header, chunks, a trailer) into a new LevelDB at
+ * `dir` (replaced if it exists). Throws SnapshotIntegrityError when the content does not match
+ * its trailer or header; nothing is left at `dir` unless the whole copy verified.
  */
 export async function receiveSnapshot(messages: AsyncIterable<WireSnapshotResponse>, dir: string): Promise<ReceivedSnapshot> {
   const partial = `${dir}.partial`;
   await rm(partial, { recursive: true, force: true });
   await rm(dir, { recursive: true, force: true });
-  const target = new LevelKv({ path: partial });
-  await target.open();
+  await mkdir(partial, { recursive: true, mode: 0o700 });
+  const writer = new SnapshotFileWriter(partial);
   try {
-    const received = await writeContent(messages, target);
-    await target.close();
+    const received = await writeContent(messages, writer);
+    const held = await appliedSeqOfCopy(partial);
+    if (held !== received.appliedSeq) throw new SnapshotIntegrityError(`the snapshot holds applied sequence ${held}, its header ${received.appliedSeq}`);
     await rename(partial, dir);
     return { ...received, path: dir };
   } catch (err) {
-    await target.close().catch(() => undefined);
+    await writer.abort();
     await rm(partial, { recursive: true, force: true });
     throw err;
   }
 }
 
-async function writeContent(messages: AsyncIterable<WireSnapshotResponse>, target: LevelKv): Promise<Omit<ReceivedSnapshot, 'path'>> {
+async function writeContent(messages: AsyncIterable<WireSnapshotResponse>, writer: SnapshotFileWriter): Promise<Omit<ReceivedSnapshot, 'path'>> {
   let header: WireSnapshotResponse['header'];
+  let trailer: WireSnapshotResponse['trailer'];
   const hash = createHash('sha256');
-  const decoder = new SnapshotDecoder();
   let bytes = 0;
-  let keys = 0;
-  let appliedSeq: number | undefined;
-  let ops: KvOp[] = [];
   for await (const message of messages) {
+    if (trailer) throw new SnapshotIntegrityError('a message after the snapshot\'s trailer');
     if (!header) {
       header = message.header;
       if (!header) throw new SnapshotIntegrityError('the snapshot stream does not start with a header');
       if (header.formatVersion !== SNAPSHOT_FORMAT_VERSION) throw new SnapshotIntegrityError(`snapshot format ${header.formatVersion} is not ${SNAPSHOT_FORMAT_VERSION}`);
       continue;
     }
+    if (message.trailer) {
+      trailer = message.trailer;
+      continue;
+    }
     const data = message.chunk?.data;
     if (!data) throw new SnapshotIntegrityError('a second header in the snapshot stream');
     hash.update(data);
     bytes += data.length;
-    if (bytes > Number(header.totalBytes)) throw new SnapshotIntegrityError(`the snapshot is longer than the ${header.totalBytes} bytes announced`);
-    for (const [key, value] of decodeOrRefuse(decoder, data)) {
-      if (key === APPLIED_SEQ_KEY) appliedSeq = Number(value);
-      ops.push({ type: 'put', key, value });
-      keys++;
-    }
-    if (ops.length >= BATCH) {
-      await target.batch(ops);
-      ops = [];
-    }
+    await refuseBadContent(() => writer.push(data));
   }
   if (!header) throw new SnapshotIntegrityError('the snapshot stream ended before its header');
-  if (bytes !== Number(header.totalBytes)) throw new SnapshotIntegrityError(`received ${bytes} of the ${header.totalBytes} bytes announced`);
-  if (!hash.digest().equals(Buffer.from(header.sha256))) throw new SnapshotIntegrityError('the SHA-256 of the received snapshot does not match its header');
-  try {
-    decoder.end();
-  } catch (err) {
-    throw new SnapshotIntegrityError((err as Error).message);
-  }
-  const announced = Number(header.appliedSeq);
-  if ((appliedSeq ?? 0) !== announced) throw new SnapshotIntegrityError(`the snapshot holds applied sequence ${appliedSeq ?? 0}, its header ${announced}`);
-  if (keys !== Number(header.keys)) throw new SnapshotIntegrityError(`received ${keys} keys, the header announced ${header.keys}`);
-  await target.batch(ops.length > 0 ? ops : [{ type: 'put', key: APPLIED_SEQ_KEY, value: String(announced) }], { sync: true });
-  return { appliedSeq: announced, keys, bytes, nodeId: header.nodeId };
+  if (!trailer) throw new SnapshotIntegrityError(`the snapshot stream ended after ${bytes} bytes, before its trailer`);
+  if (bytes !== Number(trailer.totalBytes)) throw new SnapshotIntegrityError(`received ${bytes} of the ${trailer.totalBytes} bytes announced`);
+  if (!hash.digest().equals(Buffer.from(trailer.sha256))) throw new SnapshotIntegrityError('the SHA-256 of the received snapshot does not match its trailer');
+  await refuseBadContent(() => writer.end());
+  if (writer.files.length !== trailer.files) throw new SnapshotIntegrityError(`received ${writer.files.length} files, the trailer announced ${trailer.files}`);
+  return { appliedSeq: Number(header.appliedSeq), files: writer.files.length, bytes, nodeId: header.nodeId };
 }
 
-function decodeOrRefuse(decoder: SnapshotDecoder, data: Buffer): [string, string][] {
+async function refuseBadContent(step: () => Promise<void>): Promise<void> {
   try {
-    return decoder.push(data);
+    await step();
   } catch (err) {
-    throw new SnapshotIntegrityError((err as Error).message);
+    throw err instanceof SnapshotContentError ? new SnapshotIntegrityError(err.message) : err;
+  }
+}
+
+/** The applied sequence recorded in a received copy (0 when there is none). Opening
+ * it checks it: a copy missing a file it needs fails here. */
+async function appliedSeqOfCopy(dir: string): Promise<number> {
+  const kv = new LevelKv({ path: dir });
+  try {
+    await kv.open();
+  } catch (err) {
+    throw new SnapshotIntegrityError(`the received copy does not open as a database: ${(err as Error).message}`);
+  }
+  try {
+    return Number((await kv.get(APPLIED_SEQ_KEY)) ?? 0);
+  } finally {
+    await kv.close();
   }
 }
 
@@ -135,7 +137,7 @@ export function grpcTarget(ctrlAddress: string, fallbackHost?: string): string {
 export async function fetchSnapshot(target: string, tls: SnapshotClientTls, dir: string): Promise<ReceivedSnapshot> {
   const Client = grpc.makeGenericClientConstructor(snapshotServiceDefinition(), 'SnapshotService');
   const creds = grpc.credentials.createSsl(Buffer.from(tls.caPem), Buffer.from(tls.keyPem), Buffer.from(tls.certPem));
-  const client = new Client(target, creds, { 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
+  const client = new Client(target, creds, { 'grpc.max_receive_message_length': 256 * 1024 * 1024 });
   const call = (client as unknown as { StreamSnapshot(req: unknown): grpc.ClientReadableStream<WireSnapshotResponse> })
     .StreamSnapshot({ maxFormatVersion: SNAPSHOT_FORMAT_VERSION });
   let idle: NodeJS.Timeout | undefined;

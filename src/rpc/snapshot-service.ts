@@ -1,16 +1,14 @@
-// weft.v1.SnapshotService: streams a consistent copy of this node's replica (one point-in-time
-// view, so exactly the commands up to its applied sequence) to another node of the cluster.
-// Only callers presenting a node certificate of the cluster CA are served; never writes the replica.
+// weft.v1.SnapshotService: streams a consistent copy of this node's replica (LevelDB's own files
+// as of one instant, so exactly the commands up to its applied sequence) to another node of the
+// cluster. Only callers presenting a node certificate of the cluster CA are served; never writes the replica.
 
 import { createHash, randomBytes, X509Certificate } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { openSnapshot } from '../store/kv-snapshot.js';
-import type { KvStore } from '../store/kv.js';
 import { APPLIED_SEQ_KEY } from '../store/keys.js';
-import { encodeSnapshot, SNAPSHOT_FORMAT_VERSION } from '../store/snapshot-content.js';
+import { checkpointLevelDb, dbFiles } from '../store/level-checkpoint.js';
+import { encodeFiles, SNAPSHOT_FORMAT_VERSION } from '../store/snapshot-content.js';
 import type { GrpcServiceBinding } from './grpc-server.js';
 import { loadProto } from './proto-path.js';
 
@@ -20,26 +18,36 @@ const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 /** Transfers served at once; more are answered RESOURCE_EXHAUSTED (the caller tries another peer). */
 const MAX_TRANSFERS = 2;
-/** Bytes per chunk sent. */
-const CHUNK_BYTES = 256 * 1024;
+/** Names of the per-transfer checkpoint directories in workDir. */
+const OUTGOING_PREFIX = '.snapshot-outgoing-';
+
+/** Removes checkpoints left in `workDir` by transfers a crash cut short (call before serving). */
+export async function removeLeftCheckpoints(workDir: string): Promise<void> {
+  for (const name of await readdir(workDir)) {
+    if (name.startsWith(OUTGOING_PREFIX)) await rm(join(workDir, name), { recursive: true, force: true });
+  }
+}
 
 /** A StreamSnapshot response as proto-loader gives it (64-bit integers as decimal strings). */
 export interface WireSnapshotResponse {
-  header?: { appliedSeq: string; formatVersion: number; totalBytes: string; sha256: Buffer; keys: string; nodeId: string };
+  header?: { appliedSeq: string; formatVersion: number; nodeId: string };
   chunk?: { data: Buffer };
+  trailer?: { totalBytes: string; sha256: Buffer; files: number };
   part?: string;
 }
 
 export interface SnapshotServiceOptions {
-  /** The replica's store. */
-  kv: KvStore;
+  /** The replica's LevelDB directory. */
+  replicaDir: string;
+  /** Where a transfer's checkpoint is made (same file system as replicaDir: the node's data directory). */
+  workDir: string;
+  /** Writes what the replica holds in memory only to disk (called before each checkpoint). */
+  flush?: () => Promise<void>;
   nodeId: string;
-  /** Where a transfer's content is spooled while it is sent (the node's data directory). */
-  spoolDir: string;
   /** The cluster CA (PEM) that callers' certificates must be issued by. */
   caPem: string;
   /** Called once per completed transfer (metrics, logs). */
-  onTransfer?: (t: { bytes: number; keys: number; appliedSeq: number; ms: number }) => void;
+  onTransfer?: (t: { bytes: number; files: number; appliedSeq: number; ms: number }) => void;
   onError?: (err: unknown) => void;
 }
 
@@ -91,51 +99,34 @@ export class SnapshotService {
     if (this.transfers >= MAX_TRANSFERS) return fail(call, grpc.status.RESOURCE_EXHAUSTED, 'this node is serving other snapshots; try another peer');
     this.transfers++;
     const started = performance.now();
-    const spool = join(this.opts.spoolDir, `.snapshot-outgoing-${randomBytes(6).toString('hex')}`);
+    // A checkpoint of the replica's own files (hard links and a few MiB copied), private to this
+    // transfer, sent as they are read; size, file count and hash follow in the trailer.
+    const checkpoint = join(this.opts.workDir, `${OUTGOING_PREFIX}${randomBytes(6).toString('hex')}`);
     try {
-      // One pass over one view, spooled to an owner-only file: the header carries the content's
-      // size and hash up front, and neither the spool nor the send holds more than a chunk.
-      const digest = await spoolSnapshot(this.opts.kv, spool);
+      await this.opts.flush?.();
+      const appliedSeq = Number((await checkpointLevelDb(this.opts.replicaDir, checkpoint, APPLIED_SEQ_KEY)) ?? 0);
       if (call.cancelled) return;
-      call.write({
-        header: {
-          appliedSeq: String(digest.appliedSeq), formatVersion: SNAPSHOT_FORMAT_VERSION, totalBytes: String(digest.bytes),
-          sha256: digest.sha256, keys: String(digest.keys), nodeId: this.opts.nodeId,
-        },
-      });
-      for await (const data of createReadStream(spool, { highWaterMark: CHUNK_BYTES }) as AsyncIterable<Buffer>) {
+      const files = await dbFiles(checkpoint);
+      call.write({ header: { appliedSeq: String(appliedSeq), formatVersion: SNAPSHOT_FORMAT_VERSION, nodeId: this.opts.nodeId } });
+      const hash = createHash('sha256');
+      let bytes = 0;
+      for await (const data of encodeFiles(checkpoint, files)) {
         if (call.cancelled) return;
+        hash.update(data);
+        bytes += data.length;
         if (!call.write({ chunk: { data } })) await drained(call);
       }
+      if (call.cancelled) return;
+      call.write({ trailer: { totalBytes: String(bytes), sha256: hash.digest(), files: files.length } });
       call.end();
-      this.opts.onTransfer?.({ bytes: digest.bytes, keys: digest.keys, appliedSeq: digest.appliedSeq, ms: performance.now() - started });
+      this.opts.onTransfer?.({ bytes, files: files.length, appliedSeq, ms: performance.now() - started });
     } catch (err) {
       this.opts.onError?.(err);
       fail(call, grpc.status.INTERNAL, 'the snapshot could not be read');
     } finally {
       this.transfers--;
-      await rm(spool, { force: true }).catch(() => undefined);
+      await rm(checkpoint, { recursive: true, force: true }).catch(() => undefined);
     }
-  }
-}
-
-/** Encodes one point-in-time view of kv into `path` (mode 0600), hashing it on the way. */
-async function spoolSnapshot(kv: KvStore, path: string): Promise<{ bytes: number; keys: number; appliedSeq: number; sha256: Buffer }> {
-  const view = openSnapshot(kv);
-  const out = await open(path, 'wx', 0o600);
-  try {
-    const hash = createHash('sha256');
-    const counted = { keys: 0 };
-    let bytes = 0;
-    for await (const chunk of encodeSnapshot(view, counted)) {
-      hash.update(chunk);
-      await out.write(chunk);
-      bytes += chunk.length;
-    }
-    return { bytes, keys: counted.keys, appliedSeq: Number((await view.get(APPLIED_SEQ_KEY)) ?? 0), sha256: hash.digest() };
-  } finally {
-    await out.close();
-    await view.close();
   }
 }
 

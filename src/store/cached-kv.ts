@@ -1,7 +1,7 @@
 // CachedKv: LevelDB is the truth for every key; memory holds, within a budget, what pays for
 // itself. The index families (`i` secondary indexes, `u` unique keys, `n` counts, `m` meta) are
-// mirrored whole in a counted B+tree, so indexed range reads and O(log n) range counts never touch
-// the disk; records, policy links and policy lists (`r`, `l`, `e`: most of the bytes) are read
+// mirrored whole in a counted B+tree with packed leaves (front-coded, decoded on use: about 10
+// bytes of heap an index key), so indexed range reads and O(log n) range counts never touch the disk; records, policy links and policy lists (`r`, `l`, `e`: most of the bytes) are read
 // from LevelDB, through its block cache and a byte-bounded LRU of values. The tree is built in the
 // background after open (reads are served from LevelDB meanwhile); if it would outgrow its share
 // of the budget it is dropped and the node carries on from LevelDB: slower, never out of memory.
@@ -14,6 +14,7 @@ import type { KvSnapshot } from './kv-snapshot.js';
 import { LevelKv } from './level-kv.js';
 import type { KvOp, KvRange, KvStore } from './kv.js';
 import { MemoryKv } from './memory-kv.js';
+import { releaseDecodedLeaves } from './packed-leaf.js';
 
 const MIB = 1024 * 1024;
 /** The default memory budget (`--cache-mb`). */
@@ -21,7 +22,7 @@ export const DEFAULT_CACHE_MB = 512;
 const LOAD_CHUNK = 10_000;
 /** The key families mirrored in the counted tree (a key `c␀…` with c in this set). */
 const TREE_FAMILIES = new Set(['i', 'm', 'n', 'u']);
-/** Heap bytes a tree entry costs beyond its characters (string header, array slots, node share). */
+/** Heap bytes a tree entry is taken to cost before the tree is measured (it is, once loaded). */
 const ENTRY_OVERHEAD = 72;
 /** Heap bytes an LRU entry costs beyond its characters (two strings, the map entry). */
 const LRU_OVERHEAD = 96;
@@ -89,7 +90,7 @@ export class CachedKv implements KvStore {
     await this.disk.open();
     this.isOpen = true;
     this.warm = false;
-    this.tree = new MemoryKv();
+    this.tree = new MemoryKv({ packed: true });
     await this.tree.open();
     this.journal = [];
     this.warming = this.build().catch((err) => {
@@ -112,22 +113,24 @@ export class CachedKv implements KvStore {
   /** Reads every key of the tree's families from disk (values too: small ones) and loads them;
    * gives up, dropping the tree, as soon as they exceed the tree's share of the budget. */
   private async build(): Promise<void> {
-    const entries: [string, string][] = [];
-    let chars = 0;
+    const tree = this.tree;
+    if (!tree) return;
+    // Leaves are packed as they fill: the load holds nothing but the tree being built.
+    const loader = tree.bulkLoader();
+    let count = 0;
     for (const family of [...TREE_FAMILIES].sort()) {
       for await (const chunk of this.disk.chunks({ gte: `${family}\x00`, lt: `${family}\x01` }, LOAD_CHUNK)) {
-        for (const entry of chunk) {
-          entries.push(entry);
-          chars += entry[0].length + entry[1].length;
-        }
-        if (chars + entries.length * ENTRY_OVERHEAD > this.shares.tree) return this.dropTree();
-        if (!this.tree) return;
+        for (const [key, value] of chunk) loader.add(key, value);
+        count += chunk.length;
+        if (loader.bytes > this.shares.tree) return this.dropTree();
+        if (this.tree !== tree) return;
+        // Let requests run between chunks: the load is background work.
+        await new Promise((resume) => setImmediate(resume));
       }
     }
-    if (!this.tree) return;
-    this.entryBytes = entries.length === 0 ? ENTRY_OVERHEAD : ENTRY_OVERHEAD + chars / entries.length;
-    this.tree.bulkLoad(entries);
-    entries.length = 0;
+    if (this.tree !== tree) return;
+    this.entryBytes = count === 0 ? ENTRY_OVERHEAD : Math.max(8, loader.bytes / count);
+    loader.finish();
     for (const ops of this.journal ?? []) await this.tree.batch(ops);
     this.journal = undefined;
     this.warm = true;
@@ -137,6 +140,7 @@ export class CachedKv implements KvStore {
   /** Gives up the tree: index reads are served from LevelDB from now on. */
   private dropTree(): void {
     this.tree = undefined;
+    releaseDecodedLeaves();
     this.journal = undefined;
     this.warm = false;
   }

@@ -27,6 +27,8 @@ export interface IntegrityCheckOptions {
   aborted?(): boolean;
   /** Yields to requests every slice of work (default: a fresh TimeSlicer). */
   slicer?: TimeSlicer;
+  /** Derived keys kept between chunks of the index scan (default KEPT_KEYS; tests lower it). */
+  keptKeys?: number;
 }
 
 /** Records and derived keys are read in chunks of this size (one getMany each). */
@@ -156,19 +158,22 @@ async function checkReferences(kv: KvStore, decl: ResourceDecl, records: Entity[
  * a record with n role attributes costs O(n), not O(n²).
  */
 async function checkDerivedKeys(kv: KvStore, family: string, opts: ScanOptions): Promise<void> {
-  const derived = new DerivedKeys();
+  const derived = new DerivedKeys(opts.keptKeys ?? KEPT_KEYS);
   let chunk: [string, string][] = [];
   const flush = async () => {
     const named = chunk.map(([key, value]) => namedRecordKey(key, value));
-    const unread = [...new Set(named.filter((k): k is string => k !== undefined && !derived.has(k)))];
+    // The chunk's records' key sets are held here: adding the unread ones may evict kept ones.
+    const sets = new Map<string, ReadonlySet<string> | undefined>();
+    for (const recordKey of named) if (recordKey !== undefined && !sets.has(recordKey)) sets.set(recordKey, derived.get(recordKey));
+    const unread = [...sets].filter(([, set]) => set === undefined).map(([recordKey]) => recordKey);
     const raws = await kv.getMany(unread);
     for (const [i, recordKey] of unread.entries()) {
       await opts.slicer.pause();
-      derived.add(recordKey, raws[i]);
+      sets.set(recordKey, derived.add(recordKey, raws[i]));
     }
     for (const [i, [key, value]] of chunk.entries()) {
       await opts.slicer.pause();
-      if (named[i] !== undefined && derived.justifies(named[i], key)) continue;
+      if (named[i] !== undefined && sets.get(named[i])?.has(key)) continue;
       const owner = family === 'u' ? value : key.slice(key.lastIndexOf(SEP) + 1);
       await opts.onProblem({ description: `stale ${describeKey(key)} naming ${owner}`, repair: { action: 'del', key } });
     }
@@ -188,12 +193,17 @@ class DerivedKeys {
   private readonly sets = new Map<string, Set<string>>();
   private kept = 0;
 
-  has(recordKey: string): boolean {
-    return this.sets.has(recordKey);
+  constructor(private readonly limit: number) {}
+
+  /** The keys a kept record derives (undefined when it is not kept). */
+  get(recordKey: string): ReadonlySet<string> | undefined {
+    return this.sets.get(recordKey);
   }
 
-  /** Keeps the keys the stored record derives (none for a missing or malformed record). */
-  add(recordKey: string, raw: string | undefined): void {
+  /** Keeps the keys the stored record derives (none for a missing or malformed record) and
+   * returns them. An index key never carries a unique value and a unique key names its holder's
+   * id, so the key alone says whether the record derives it (as isJustified does). */
+  add(recordKey: string, raw: string | undefined): ReadonlySet<string> {
     const keys = new Set<string>();
     const kind = recordKey.split(SEP)[1] ?? '';
     const record = raw === undefined || !hasResource(kind) ? undefined : parseRecord(raw);
@@ -201,16 +211,11 @@ class DerivedKeys {
     this.sets.set(recordKey, keys);
     this.kept += keys.size + 1;
     for (const [oldest, set] of this.sets) {
-      if (this.kept <= KEPT_KEYS || oldest === recordKey) break;
+      if (this.kept <= this.limit || oldest === recordKey) break;
       this.sets.delete(oldest);
       this.kept -= set.size + 1;
     }
-  }
-
-  /** Whether the named record derives `key`. An index key never carries a unique value and a
-   * unique key names its holder's id, so the key alone decides (as isJustified does). */
-  justifies(recordKey: string, key: string): boolean {
-    return this.sets.get(recordKey)?.has(key) ?? false;
+    return keys;
   }
 }
 

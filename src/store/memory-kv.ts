@@ -1,23 +1,43 @@
 // MemoryKv: the in-memory KvStore — a copy-on-write B+tree in UTF-8 byte order (LevelDB's order).
 // Iterators read a snapshot, as LevelDB's do, while writers carry on in O(log n) per op; every
-// node knows how many keys it holds, so range counts are O(log n) too.
+// node knows how many keys it holds, so range counts are O(log n) too. With `packed`, leaves are
+// front-coded strings (PackedLeaf) decoded on use: a few bytes of heap a key instead of ~100.
 
-import { type Branch, type BTreeNode, childIndex, countRange, lowerBound, scanRange } from './btree-cursor.js';
+import { type Branch, type BTreeNode, type Leaf, childIndex, countRange, lowerBound, scanRange } from './btree-cursor.js';
 import { assertValidOps, nativeOrderExact } from './compare-utf8.js';
 import type { KvOp, KvRange, KvStore } from './kv.js';
 import type { KvSnapshot } from './kv-snapshot.js';
+import { PackedLeaf } from './packed-leaf.js';
 
 /** Most keys (or children) per node before it splits; fewer than MIN_FILL triggers a merge. */
 const MAX_FILL = 64;
 const MIN_FILL = 16;
 
 /** The in-memory KvStore. Data survives close()/open() of the same instance, not the process. */
+/** Options for {@link MemoryKv}. */
+export interface MemoryKvOptions {
+  /** Leaves kept packed (PackedLeaf): compact, each read of a leaf not recently used decodes it. */
+  packed?: boolean;
+}
+
 export class MemoryKv implements KvStore {
-  #root: BTreeNode = { gen: 0, keys: [], vals: [], kids: null, size: 0 };
+  readonly #packed: boolean;
+  #root: BTreeNode;
   /** Nodes with this generation may be mutated in place; older ones belong to a snapshot. */
   #gen = 0;
   #open = false;
   #size = 0;
+
+  constructor(opts: MemoryKvOptions = {}) {
+    this.#packed = opts.packed === true;
+    this.#root = this.#leaf(0, [], []);
+  }
+
+  /** A new leaf (packed or plain) owning the arrays given. */
+  #leaf(gen: number, keys: string[], vals: string[], encodeNow = false): Leaf {
+    if (this.#packed) return new PackedLeaf(gen, keys, vals, encodeNow);
+    return { gen, keys, vals, kids: null, size: keys.length };
+  }
 
   /** Number of keys stored. */
   get size(): number {
@@ -81,26 +101,53 @@ export class MemoryKv implements KvStore {
    * the tree bottom-up in O(n) instead of inserting one key at a time.
    */
   bulkLoad(sorted: [string, string][]): void {
+    const loader = this.bulkLoader();
+    for (const [key, value] of sorted) loader.add(key, value);
+    loader.finish();
+  }
+
+  /**
+   * Loads the (empty) store from entries added in ascending key order, one at a time, leaves
+   * made (and packed) as they fill: nothing but the tree itself is held while loading. `bytes`
+   * is the packed leaves' heap cost so far (0 for a plain tree). finish() installs the tree.
+   */
+  bulkLoader(): { add(key: string, value: string): void; readonly bytes: number; finish(): void } {
     this.#assertOpen();
     if (this.#size > 0) throw new Error('bulkLoad needs an empty MemoryKv');
-    if (sorted.length === 0) return;
     const fill = (MAX_FILL * 3) >> 2;
     const gen = ++this.#gen;
-    let level: BTreeNode[] = [];
-    for (let i = 0; i < sorted.length; i += fill) {
-      const slice = sorted.slice(i, i + fill);
-      level.push({ gen, keys: slice.map(([k]) => k), vals: slice.map(([, v]) => v), kids: null, size: slice.length });
-    }
-    while (level.length > 1) {
-      const parents: BTreeNode[] = [];
-      for (let i = 0; i < level.length; i += fill) {
-        const kids = level.slice(i, i + fill);
-        parents.push({ gen, keys: kids.map((kid) => kid.keys[0]), vals: null, kids, size: sizeOf(kids) });
-      }
-      level = parents;
-    }
-    this.#root = level[0];
-    this.#size = sorted.length;
+    const leaves: BTreeNode[] = [];
+    const firsts: string[] = [];
+    let keys: string[] = [];
+    let vals: string[] = [];
+    let bytes = 0;
+    let count = 0;
+    const cut = () => {
+      if (keys.length === 0) return;
+      const leaf = this.#leaf(gen, keys, vals, true);
+      if (leaf instanceof PackedLeaf) bytes += leaf.packedBytes + keys[0].length;
+      leaves.push(leaf);
+      firsts.push(keys[0]);
+      keys = [];
+      vals = [];
+    };
+    return {
+      add: (key, value) => {
+        keys.push(key);
+        vals.push(value);
+        count++;
+        if (keys.length >= fill) cut();
+      },
+      get bytes() {
+        return bytes;
+      },
+      finish: () => {
+        cut();
+        if (count === 0) return;
+        this.#root = buildUp(leaves, firsts, gen, fill);
+        this.#size = count;
+      },
+    };
   }
 
   /** A read-only view frozen at this instant (later writes copy the nodes they touch, as for
@@ -131,9 +178,13 @@ export class MemoryKv implements KvStore {
   }
 
   #mutable<N extends BTreeNode>(node: N): N {
-    if (node.gen === this.#gen) return node;
-    const { keys, vals, kids, size } = node;
-    return { gen: this.#gen, keys: keys.slice(), vals: vals?.slice() ?? null, kids: kids?.slice() ?? null, size } as N;
+    if (node.gen === this.#gen) {
+      if (node instanceof PackedLeaf) node.touch();
+      return node;
+    }
+    if (node.kids === null) return this.#leaf(this.#gen, node.keys.slice(), node.vals.slice()) as N;
+    const { keys, kids, size } = node;
+    return { gen: this.#gen, keys: keys.slice(), vals: null, kids: kids.slice(), size } as N;
   }
 
   #put(key: string, value: string): void {
@@ -175,7 +226,7 @@ export class MemoryKv implements KvStore {
     const half = node.keys.length >>> 1;
     const keys = node.keys.splice(half);
     let sibling: BTreeNode;
-    if (node.kids === null) sibling = { gen: this.#gen, keys, vals: node.vals.splice(half), kids: null, size: keys.length };
+    if (node.kids === null) sibling = this.#leaf(this.#gen, keys, node.vals.splice(half));
     else {
       const kids = node.kids.splice(half);
       sibling = { gen: this.#gen, keys, vals: null, kids, size: sizeOf(kids) };
@@ -280,4 +331,25 @@ async function* scanAsync(root: BTreeNode, range: KvRange): AsyncIterable<[strin
 
 async function* mapAsync<T, U>(source: AsyncIterable<T>, fn: (item: T) => U): AsyncIterable<U> {
   for await (const item of source) yield fn(item);
+}
+
+
+/** Builds the branches over a level of nodes (firsts[i]: the smallest key under nodes[i]),
+ * bottom-up, and returns the root. */
+function buildUp(nodes: BTreeNode[], firsts: string[], gen: number, fill: number): BTreeNode {
+  let level = nodes;
+  let smallest = firsts;
+  while (level.length > 1) {
+    const parents: BTreeNode[] = [];
+    const parentFirsts: string[] = [];
+    for (let i = 0; i < level.length; i += fill) {
+      const kids = level.slice(i, i + fill);
+      const keys = smallest.slice(i, i + fill);
+      parents.push({ gen, keys, vals: null, kids, size: sizeOf(kids) });
+      parentFirsts.push(keys[0]);
+    }
+    level = parents;
+    smallest = parentFirsts;
+  }
+  return level[0];
 }

@@ -11,8 +11,18 @@ import { fieldsOf, indexedFields } from '../domain/resource.js';
 import { encodeValue, idFromIndexKey, idFromRecordKey, indexPrefix, indexRange, recordRange, valueFromIndexKey } from './keys.js';
 import type { KvRange } from './kv.js';
 import type { Replica } from './replica.js';
+import { sortedRuns, TICK } from './sorted-runs.js';
+import { TopK } from './top-k.js';
 
 const FETCH_BATCH = 256;
+/** Records examined between two TICKs of a stream that finds few matches. */
+const TICK_EVERY = 64;
+
+/** One match of an unordered stream while it is sorted: its id and its sort fields' values. */
+interface SortKeys {
+  id: string;
+  values: unknown[];
+}
 
 /** A pre-narrowed candidate set: children by an indexed field (`/identities/{id}/authenticators`)
  * or an explicit id set (entities reached through policies). */
@@ -67,6 +77,67 @@ export class QueryEngine {
       buffer.offer(record);
     }
     return { items: buffer.sorted().slice(page.offset), total, ...page };
+  }
+
+  /**
+   * Every match of a query in its final order, for an unpaged list that streams its answer:
+   * records are read in batches as the consumer pulls, never the whole answer at once. TICK
+   * marks where the consumer may give the event loop a turn. A sort no index gives keeps only
+   * each match's id and sort values, sorts them in runs (sortedRuns) and reads the records again
+   * in that order; a record changed meanwhile is checked against the filter again.
+   */
+  async *stream(kind: string, query: Query, scope?: Scope): AsyncGenerator<Entity | typeof TICK> {
+    const decl = resourceOf(kind);
+    const fields = fieldsOf(decl);
+    const indexed = new Set(indexedFields(decl));
+    const sort = query.sort.length > 0 ? query.sort : [{ field: 'id', direction: 'asc' as const }];
+    const ids = scope && 'ids' in scope ? [...new Set(scope.ids)] : undefined;
+    const hint =
+      scope && 'field' in scope
+        ? ({ field: scope.field, kind: 'eq', values: [scope.value] } as IndexHint)
+        : extractIndexHint(query.filter, (f) => indexed.has(f) && Boolean(fields[f]));
+    const matches = (record: Entity) => evaluate(query.filter, (symbol) => readPath(record, symbol));
+    // The orders list() takes for the same query, so that both give the same items in the same order.
+    let ordered: AsyncIterable<Entity> | undefined;
+    if (!scope && hint && isExactHint(query.filter, hint) && sort.length === 1) {
+      const reverse = sort[0].direction === 'desc';
+      const oneValue = hint.kind === 'eq' && hint.values.length === 1 && (hint.set === true || sortableScalar(kind, hint.field));
+      if (sort[0].field === hint.field && sortableScalar(kind, hint.field)) ordered = this.fetchAll(kind, this.rangesIds(kind, hint, reverse));
+      else if (sort[0].field === 'id' && oneValue) ordered = this.fetchAll(kind, this.idsInOrder(hintRanges(kind, hint)[0], reverse, Infinity));
+    }
+    ordered ??= ids ? undefined : this.streamOrder(sort, hint, indexed, kind)?.source;
+    let examined = 0;
+    if (ordered) {
+      for await (const record of ordered) {
+        if (matches(record)) yield record;
+        if (++examined % TICK_EVERY === 0) yield TICK;
+      }
+      return;
+    }
+    const keys: SortKeys[] = [];
+    for await (const record of ids ? this.fetch(kind, ids) : this.candidates(kind, hint)) {
+      if (matches(record)) keys.push({ id: record.id, values: sort.map(({ field }) => readPath(record, field)) });
+      if (++examined % TICK_EVERY === 0) yield TICK;
+    }
+    const position = new Map(sort.map(({ field }, i) => [field, i]));
+    const compare = sortComparator(sort, (key: SortKeys, field) => (field === 'id' ? key.id : key.values[position.get(field)!]));
+    let batch: string[] = [];
+    for (const key of sortedRuns(keys, compare)) {
+      if (key === TICK) {
+        yield TICK;
+        continue;
+      }
+      batch.push(key.id);
+      if (batch.length < FETCH_BATCH) continue;
+      yield* this.reread(kind, batch, matches);
+      batch = [];
+    }
+    yield* this.reread(kind, batch, matches);
+  }
+
+  /** The records of ids, in that order, that still exist and still match. */
+  private async *reread(kind: string, ids: string[], matches: (record: Entity) => boolean): AsyncGenerator<Entity> {
+    for (const record of await this.replica.getMany(kind, ids)) if (record && matches(record)) yield record;
   }
 
   /** When the sort is one indexed scalar (or id), the index itself yields the final order. */
@@ -261,32 +332,3 @@ export function readPath(record: Record<string, unknown>, path: string): unknown
   }
   return value;
 }
-
-/** Keeps the best `limit` items under a comparator without holding every match. */
-class TopK<T> {
-  private readonly items: T[] = [];
-
-  constructor(
-    private readonly limit: number,
-    private readonly compare: (a: T, b: T) => number,
-  ) {}
-
-  offer(item: T): void {
-    if (this.limit === 0) return;
-    if (this.items.length >= this.limit && this.compare(item, this.items[this.items.length - 1]) >= 0) return;
-    let lo = 0;
-    let hi = this.items.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.compare(this.items[mid], item) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    this.items.splice(lo, 0, item);
-    if (this.items.length > this.limit) this.items.pop();
-  }
-
-  sorted(): T[] {
-    return this.items;
-  }
-}
-

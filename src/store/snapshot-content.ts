@@ -1,44 +1,42 @@
-// The byte content of a replica snapshot sent between nodes (format 1): every key of one
-// point-in-time view as [u32 key length][key][u32 value length][value], UTF-8, big-endian
-// lengths, in key order. Encodes in bounded chunks and decodes incrementally; no I/O of its own.
+// The byte content of a replica snapshot sent between nodes (format 2): the files of a LevelDB
+// checkpoint (level-checkpoint.ts) one after another, each as [u16 name length][name][u64 size]
+// [bytes], big-endian. Encodes from a directory in chunks; the receiving side writes the files of
+// content fed in arbitrary pieces into a new directory, refusing names that are not LevelDB's.
 
-import type { KvSnapshot } from './kv-snapshot.js';
+import { createReadStream } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DB_FILE } from './level-checkpoint.js';
 
 /** The content format this version writes and reads. */
-export const SNAPSHOT_FORMAT_VERSION = 1;
-/** Encoded content is handed out in chunks of about this many bytes. */
-const CHUNK_BYTES = 256 * 1024;
-/** A length field over this is corrupt content (LevelDB keys and replica values are far smaller). */
-const MAX_FIELD_BYTES = 64 * 1024 * 1024;
+export const SNAPSHOT_FORMAT_VERSION = 2;
+/** Bytes read from a file at a time (one chunk of content). */
+const READ_BYTES = 1024 * 1024;
+/** A file larger than this is corrupt content (LevelDB's tables and logs are far smaller). */
+const MAX_FILE_BYTES = 2 ** 40;
 
-/** The content of a snapshot view, in chunks of about 256 KiB (only one chunk is held at a time);
- * `counted.keys` counts the keys encoded. */
-export async function* encodeSnapshot(view: KvSnapshot, counted: { keys: number } = { keys: 0 }): AsyncIterable<Buffer> {
-  // Records are written straight into one chunk buffer; a full chunk is handed out and a new one
-  // started (a chunk handed out is never written again).
-  let buf = Buffer.allocUnsafe(CHUNK_BYTES * 2);
-  let at = 0;
-  for await (const [key, value] of view.entries({})) {
-    const keyLength = Buffer.byteLength(key, 'utf8');
-    const valueLength = Buffer.byteLength(value, 'utf8');
-    const need = 8 + keyLength + valueLength;
-    if (at + need > buf.length) {
-      if (at > 0) yield buf.subarray(0, at);
-      buf = Buffer.allocUnsafe(Math.max(CHUNK_BYTES * 2, need));
-      at = 0;
+/** The content for `names` in `dir`, in chunks of at most 1 MiB. */
+export async function* encodeFiles(dir: string, names: string[]): AsyncIterable<Buffer> {
+  for (const name of names) {
+    const file = await open(join(dir, name), 'r');
+    try {
+      const { size } = await file.stat();
+      const head = Buffer.alloc(2 + Buffer.byteLength(name) + 8);
+      head.writeUInt16BE(Buffer.byteLength(name), 0);
+      head.write(name, 2, 'utf8');
+      head.writeBigUInt64BE(BigInt(size), head.length - 8);
+      yield head;
+      // Exactly `size` bytes: the file cannot change (a checkpoint is private to its transfer).
+      let sent = 0;
+      if (size > 0) for await (const data of createReadStream('', { fd: file, autoClose: false, highWaterMark: READ_BYTES, end: size - 1, start: 0 }) as AsyncIterable<Buffer>) {
+        sent += data.length;
+        yield data;
+      }
+      if (sent !== size) throw new Error(`${name} changed while it was sent (${sent} of ${size} bytes)`);
+    } finally {
+      await file.close();
     }
-    buf.writeUInt32BE(keyLength, at);
-    buf.write(key, at + 4, keyLength, 'utf8');
-    buf.writeUInt32BE(valueLength, at + 4 + keyLength);
-    buf.write(value, at + 8 + keyLength, valueLength, 'utf8');
-    at += need;
-    counted.keys++;
-    if (at < CHUNK_BYTES) continue;
-    yield buf.subarray(0, at);
-    buf = Buffer.allocUnsafe(CHUNK_BYTES * 2);
-    at = 0;
   }
-  if (at > 0) yield buf.subarray(0, at);
 }
 
 /** The content is not a well-formed snapshot. */
@@ -49,33 +47,72 @@ export class SnapshotContentError extends Error {
   }
 }
 
-/** Decodes content fed in arbitrary pieces into [key, value] entries. */
-export class SnapshotDecoder {
-  private pending: Buffer = Buffer.alloc(0);
+/** Writes the files of content fed in pieces into `dir` (which must exist and be empty). */
+export class SnapshotFileWriter {
+  private head = Buffer.alloc(0);
+  private file: FileHandle | undefined;
+  private name = '';
+  private remaining = 0;
+  /** Files completely written. */
+  readonly files: string[] = [];
 
-  /** The complete entries in `data` plus what was left over from earlier pieces. */
-  push(data: Buffer): [string, string][] {
-    const buf = this.pending.length > 0 ? Buffer.concat([this.pending, data]) : data;
-    const out: [string, string][] = [];
+  constructor(private readonly dir: string) {}
+
+  async push(data: Buffer): Promise<void> {
     let at = 0;
-    for (;;) {
-      if (buf.length - at < 4) break;
-      const keyLength = buf.readUInt32BE(at);
-      if (keyLength === 0 || keyLength > MAX_FIELD_BYTES) throw new SnapshotContentError(`bad key length ${keyLength} at byte ${at}`);
-      if (buf.length - at < 8 + keyLength) break;
-      const valueLength = buf.readUInt32BE(at + 4 + keyLength);
-      if (valueLength > MAX_FIELD_BYTES) throw new SnapshotContentError(`bad value length ${valueLength} at byte ${at}`);
-      const end = at + 8 + keyLength + valueLength;
-      if (buf.length < end) break;
-      out.push([buf.toString('utf8', at + 4, at + 4 + keyLength), buf.toString('utf8', at + 8 + keyLength, end)]);
-      at = end;
+    while (at < data.length) {
+      if (this.file) {
+        const take = Math.min(this.remaining, data.length - at);
+        await this.file.write(data, at, take);
+        at += take;
+        this.remaining -= take;
+        if (this.remaining === 0) await this.closeFile();
+        continue;
+      }
+      // A file's head: gather its bytes, which may span pieces.
+      const needed = this.headLength();
+      const take = Math.min(needed - this.head.length, data.length - at);
+      this.head = Buffer.concat([this.head, data.subarray(at, at + take)]);
+      at += take;
+      if (this.head.length === this.headLength()) await this.openFile();
     }
-    this.pending = at === buf.length ? Buffer.alloc(0) : Buffer.from(buf.subarray(at));
-    return out;
   }
 
-  /** Throws unless the content ended on a record boundary. */
-  end(): void {
-    if (this.pending.length > 0) throw new SnapshotContentError(`the content ends inside a record (${this.pending.length} bytes left over)`);
+  /** Throws unless the content ended between files. */
+  async end(): Promise<void> {
+    if (this.file || this.head.length > 0) throw new SnapshotContentError(`the content ends inside ${this.name || 'a file head'}`);
+  }
+
+  /** Closes a file left open by content that stopped (the caller removes `dir`). */
+  async abort(): Promise<void> {
+    await this.file?.close().catch(() => undefined);
+    this.file = undefined;
+  }
+
+  /** Bytes the current head needs: 2 until its name length is known, then all of it. */
+  private headLength(): number {
+    return this.head.length < 2 ? 2 : 2 + this.head.readUInt16BE(0) + 8;
+  }
+
+  private async openFile(): Promise<void> {
+    const nameLength = this.head.readUInt16BE(0);
+    const name = this.head.toString('utf8', 2, 2 + nameLength);
+    const size = this.head.readBigUInt64BE(2 + nameLength);
+    this.head = Buffer.alloc(0);
+    if (!DB_FILE.test(name)) throw new SnapshotContentError(`'${name}' is not a LevelDB file name`);
+    if (size > BigInt(MAX_FILE_BYTES)) throw new SnapshotContentError(`${name} is announced as ${size} bytes`);
+    if (this.files.includes(name)) throw new SnapshotContentError(`${name} comes twice`);
+    this.name = name;
+    this.remaining = Number(size);
+    this.file = await open(join(this.dir, name), 'wx', 0o600);
+    if (this.remaining === 0) await this.closeFile();
+  }
+
+  private async closeFile(): Promise<void> {
+    await this.file!.datasync();
+    await this.file!.close();
+    this.file = undefined;
+    this.files.push(this.name);
+    this.name = '';
   }
 }

@@ -66,7 +66,7 @@ describe('POST /cas and GET /cas/:id', () => {
     assert.match(ca.fingerprint, /^[0-9a-f]{40}$/);
     assert.equal(ca.isVerified, false);
     assert.equal(typeof ca.verificationToken, 'string');
-    assert.ok(ca.verificationToken.length > 0);
+    assert.match(ca.verificationToken, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a UUID, as the spec says');
     assert.equal(ca.identityNameFormat, '[caName]-[commonName]');
     assert.deepEqual(ca.identityRoles, ['from-ca']);
     assert.equal(ca.certPem, root.certPem);

@@ -63,6 +63,22 @@ describe('/database', () => {
     assert.ok(clean.data.startTime <= clean.data.endTime);
   });
 
+  it('stays clean after API sessions whose authenticator is deleted or reverted to an enrollment (their sessions go with it, as upstream)', async () => {
+    const t = node.adminToken;
+    const deleted = await node.createUser('auth-deleted');
+    const reverted = await node.createUser('auth-reverted');
+    const authOf = async (identityId: string) => (await node.mgmt.get(`/identities/${identityId}/authenticators`, t)).body.data[0].id as string;
+    assert.equal((await node.mgmt.delete(`/authenticators/${await authOf(deleted.id)}`, t)).status, 200);
+    const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+    assert.equal((await node.mgmt.post(`/authenticators/${await authOf(reverted.id)}/re-enroll`, { expiresAt }, t)).status, 201);
+    for (const user of [deleted, reverted]) {
+      assert.equal((await node.client.get('/current-api-session', user.token)).status, 401);
+      const sessions = await node.mgmt.get(`/identities/${user.id}/api-sessions`, t);
+      assert.equal(sessions.body.meta.pagination.totalCount, 0);
+    }
+    assert.deepEqual((await run(node, 'check')).data.results, []);
+  });
+
   it('finds each corruption written into the store, and fix repairs all of them', async () => {
     const { alice, bob, web, policy } = ids;
     const orphan: Entity = { id: 'orphan-auth', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', tags: {}, identityId: 'deleted-identity', method: 'updb', username: 'orphan-user', fingerprint: null };

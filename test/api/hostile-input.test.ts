@@ -10,6 +10,7 @@ import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
+import { Agent } from 'undici';
 import { MAX_JSON_DEPTH } from '../../src/gateway/middleware/body.js';
 import { MAX_FILTER_DEPTH, MAX_FILTER_LENGTH } from '../../src/domain/query/index.js';
 import { MAX_LIST_ITEMS } from '../../src/domain/validate.js';
@@ -195,6 +196,29 @@ describe('hostile input', () => {
       refused(await node.mgmt.request('POST', '/identities', { raw: '{}', token: t, headers: { 'content-type': 'application/json', 'content-encoding': 'br' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
     });
 
+    it('answers invalid gzip/deflate bodies of any size with 400 and keeps the connection usable', async () => {
+      // One connection: every answer, and the /version after it, must come back over it.
+      const dispatcher = new Agent({ connect: { ca: node.handle.caPem }, connections: 1 });
+      try {
+        for (let i = 0; i < 16; i++) {
+          const body = i % 2 ? 'x'.repeat(i * 40_000) : JSON.stringify({ name: 'n'.repeat(i * 30_000) });
+          const res = await fetch(`${node.mgmt.base}/identities`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'content-encoding': i % 4 < 2 ? 'gzip' : 'deflate', 'zt-session': node.adminToken },
+            body,
+            dispatcher,
+          } as RequestInit);
+          assert.equal(res.status, 400, `${body.length} bytes`);
+          assert.doesNotMatch(await res.text(), INTERNAL_TEXT);
+          const version = await fetch(`${node.mgmt.base}/version`, { dispatcher } as RequestInit);
+          assert.equal(version.status, 200);
+          await version.text();
+        }
+      } finally {
+        await dispatcher.close();
+      }
+    });
+
     it('answers TRACE, PROPFIND and other unserved methods with 405 on both APIs and the root', async () => {
       for (const path of ['/edge/management/v1/identities', '/edge/client/v1/current-api-session', '/version', '/edge/management/v1/version']) {
         for (const method of ['TRACE', 'PROPFIND', 'MKCOL', 'PURGE']) {
@@ -281,9 +305,9 @@ describe('hostile input', () => {
       const random = seeded(16);
       const paths = ['/identities', '/identities/x1', '/services', '/config-types', '/configs', '/service-policies', '/edge-router-policies', '/auth-policies', '/posture-checks', '/authenticators', '/authenticate?method=password', '/authenticate?method=cert', '/authenticate?method=ext-jwt', '/current-identity', '/current-api-session', '/identities/x1/service-configs'];
       const types = ['application/json', 'application/json; charset=latin1', 'text/plain', 'application/x-www-form-urlencoded', 'application/merge-patch+json', 'multipart/form-data; boundary=x', ''];
-      // Invalid gzip/deflate bodies are covered by their own test above; mixed into this run
-      // they reset connections (open: see the gzip test's sibling cases).
-      const encodings = ['', '', '', 'br', 'compress'];
+      // Bodies under gzip/deflate are never valid gzip/deflate data here: each is a 400 that
+      // leaves the keep-alive connection usable for the requests after it.
+      const encodings = ['', '', '', 'br', 'compress', 'gzip', 'deflate', 'x-gzip'];
       const { stallMs } = await underAttack(async () => {
         for (let i = 0; i < 160; i++) {
           const [, api] = apis[i % 2]!;

@@ -1,6 +1,7 @@
-// A node under a memory budget far smaller than its data (4 MiB: the index tree does not fit and
-// is dropped, records and links are read from LevelDB through a small LRU) answers every API
-// question exactly as the same data served with the default budget, before and after writes.
+// A node under a memory budget far smaller than its data answers every API question exactly as
+// the same data served with the default budget, before and after writes: at 4 MiB the packed
+// index tree fits while records and links are read from LevelDB through a small LRU; at 1 MiB
+// the tree does not fit either, is dropped, and every index range is read from LevelDB.
 
 import assert from 'node:assert/strict';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
@@ -8,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { seedDataDir } from '../../bench/lib/seed.js';
+import { CachedKv } from '../../src/store/cached-kv.js';
 import { startTestNode, type TestNode } from '../support/test-node.js';
 
 const SIZES = { identities: 6_000, services: 120, servicePolicies: 80, edgeRouters: 40, edgeRouterPolicies: 30, serviceEdgeRouterPolicies: 20 };
@@ -27,6 +29,11 @@ const QUESTIONS = [
   `/identities?limit=10&filter=${q('anyOf(roleAttributes) = "team3" sort by name desc')}`,
   `/identities?limit=10&filter=${q('anyOf(roleAttributes) in ["team1", "team2"]')}`,
   `/identities?limit=5&filter=${q('isAdmin = false')}`,
+  `/identities?limit=10&filter=${q(`anyOf(roleAttributes) = "team12" and name >= "${name(2000)}" sort by name asc`)}`,
+  `/identities?limit=10&offset=200&filter=${q('anyOf(roleAttributes) in ["team4", "team9"] sort by name desc')}`,
+  `/identities?limit=5&offset=100&filter=${q('type = "Device" sort by name desc')}`,
+  `/services?limit=5&filter=${q('name >= "svc-000050" sort by name desc')}`,
+  `/service-policies?limit=5&filter=${q('anyOf(identityRoles) = "#team7"')}`,
   `/identities?limit=5&filter=${q('isAdmin = true')}`,
   `/identities?limit=5&filter=${q('name contains "00042"')}`,
   `/identities?limit=5&filter=${q('createdAt > datetime(2000-01-01T00:00:00Z) sort by createdAt desc')}`,
@@ -116,9 +123,13 @@ describe('a node under a memory budget far smaller than its data', () => {
 
   it('answers every question as the same data served with the default budget, before and after writes', async () => {
     const results: { before: unknown[]; after: unknown[] }[] = [];
-    for (const cacheMb of [512, 4]) {
+    for (const [cacheMb, indexInMemory] of [[512, true], [4, true], [1, false]] as const) {
       const { node, dir } = await serve(cacheMb);
       try {
+        const kv = node.handle.replica.kv;
+        assert.ok(kv instanceof CachedKv);
+        await kv.whenWarm();
+        assert.equal(kv.indexInMemory, indexInMemory, `index tree in memory at ${cacheMb} MiB`);
         const before = await answers(node, QUESTIONS);
         await write(node);
         results.push({ before, after: withoutWrittenIds(await answers(node, AFTER_WRITES)) });
@@ -127,13 +138,15 @@ describe('a node under a memory budget far smaller than its data', () => {
         await rm(dir, { recursive: true, force: true });
       }
     }
-    const [full, budget] = results;
+    const [full, ...budgets] = results;
     // The questions see the data: full pages, totals, access answers.
     const first = full.before[4] as { status: number; body: { data: unknown[]; meta: { pagination: { totalCount: number } } } };
     assert.equal(first.status, 200);
     assert.equal(first.body.data.length, 10);
     assert.ok(first.body.meta.pagination.totalCount > 10);
-    for (let i = 0; i < QUESTIONS.length; i++) assert.deepEqual(budget.before[i], full.before[i], QUESTIONS[i]);
-    for (let i = 0; i < AFTER_WRITES.length; i++) assert.deepEqual(budget.after[i], full.after[i], AFTER_WRITES[i]);
+    for (const budget of budgets) {
+      for (let i = 0; i < QUESTIONS.length; i++) assert.deepEqual(budget.before[i], full.before[i], QUESTIONS[i]);
+      for (let i = 0; i < AFTER_WRITES.length; i++) assert.deepEqual(budget.after[i], full.after[i], AFTER_WRITES[i]);
+    }
   });
 });

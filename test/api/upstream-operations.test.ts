@@ -166,6 +166,35 @@ describe('upstream operations', () => {
     assert.equal((await node.mgmt.get('/revocations', user.token)).status, 401);
   });
 
+  it('revoking an API session ends it at its next request; other sessions live on', async () => {
+    const victim = await node.createUser('revoked-session');
+    const second = await node.mgmt.login(victim.username, 'user-password-1');
+    const session = await node.mgmt.get('/current-api-session', victim.token);
+    const res = await node.mgmt.post('/revocations', { id: session.body.data.id, type: 'API_SESSION' }, admin());
+    assert.equal(res.status, 201, res.text);
+    assert.equal((await node.mgmt.get('/current-identity', victim.token)).status, 401);
+    assert.equal((await node.mgmt.get('/current-identity', second)).status, 200);
+  });
+
+  it('revoking an identity ends every session it has; a later login works', async () => {
+    const victim = await node.createUser('revoked-identity');
+    const second = await node.mgmt.login(victim.username, 'user-password-1');
+    assert.equal((await node.mgmt.post('/revocations', { id: victim.id, type: 'IDENTITY' }, admin())).status, 201);
+    for (const token of [victim.token, second]) assert.equal((await node.mgmt.get('/current-identity', token)).status, 401);
+    const later = await node.mgmt.login(victim.username, 'user-password-1');
+    assert.equal((await node.mgmt.get('/current-identity', later)).status, 200);
+  });
+
+  it('POST /revocations checks ids as upstream: the identity exists, a JWT id is a UUID (the default type)', async () => {
+    assert.equal((await node.mgmt.post('/revocations', { id: 'no-such-identity', type: 'IDENTITY' }, admin())).status, 404);
+    const jti = await node.mgmt.post('/revocations', { id: 'not-a-uuid' }, admin());
+    assert.equal(jti.status, 400, jti.text);
+    assert.equal(jti.body.error.cause.field, 'id');
+    const ok = await node.mgmt.post('/revocations', { id: '5f0c8d5e-1b7c-4f57-9a51-7d7e4f0f9f0a' }, admin());
+    assert.equal(ok.status, 201, ok.text);
+    assert.equal((await node.mgmt.get('/revocations/5f0c8d5e-1b7c-4f57-9a51-7d7e4f0f9f0a', admin())).body.data.type, 'JTI');
+  });
+
   it('GET /sessions/{id}/route-path is empty for a session, 404 for none', async () => {
     assert.equal((await node.mgmt.get('/sessions/nope/route-path', admin())).status, 404);
   });
@@ -180,5 +209,9 @@ describe('upstream operations', () => {
     assert.equal(data.body.data.os.lastUpdatedAt, '0001-01-01T00:00:00.000Z');
     const routers = await node.mgmt.get('/edge-routers', admin());
     for (const router of routers.body.data) assert.equal(typeof router.fingerprint, 'string');
+    const sessions = await node.mgmt.get('/api-sessions', admin());
+    for (const session of sessions.body.data) assert.equal(session.token, '', 'tokens are kept as hashes only');
+    const own = await node.mgmt.get('/current-api-session', admin());
+    assert.equal(own.body.data.token, admin());
   });
 });

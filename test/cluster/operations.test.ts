@@ -7,9 +7,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runWeft } from '../../src/cli/weft.js';
 import { startNatsCluster, type NatsClusterHandle } from '../support/nats-cluster.js';
 import { ADMIN, ApiClient, startTestNode, type TestNode } from '../support/test-node.js';
+import { weftCli } from '../support/weft-cli.js';
 
 const SECRET = 'operations-test-cluster-secret-0123456789';
 const WAIT_MS = 30_000;
@@ -39,13 +39,8 @@ describe('cluster operations: readiness, status and removing a member', () => {
     assert.equal(res.status, 200, res.text);
     return res.body.data;
   };
-  /** Runs `weft` in-process against node `via`; returns exit code and output. */
-  const weft = async (args: string[]) => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runWeft(args, { out: (t) => out.push(t), err: (t) => err.push(t), readStdin: async () => '', sessionFile: join(dir, 'session.json') });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  };
+  /** Runs `weft` in-process; returns exit code and output. */
+  const weft = (args: string[]) => weftCli(join(dir, 'session.json'))(args);
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'weft-cluster-ops-'));

@@ -3,34 +3,21 @@
 // node kept down past the retention re-joins by itself at start.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { connect, type NatsConnection } from 'nats';
-import { killAllCliNodes, startCliNode, type CliNode } from '../support/cli-node.js';
-import { startNatsCluster, type NatsClusterHandle } from '../support/nats-cluster.js';
+import type { CliNode } from '../support/cli-node.js';
+import { CliCluster } from '../support/cli-cluster.js';
 
 const SECRET = 'snapshot-join-test-secret-0123456789abcdef';
 const PASSWORD = 'admin-pass-1';
 const STREAM = 'weft-snapjoin-log';
 
 describe('cluster: join from a peer snapshot', { timeout: 180_000 }, () => {
-  let nats: NatsClusterHandle;
+  let cluster: CliCluster;
   let nc: NatsConnection;
-  let root: string;
-  const nodes: CliNode[] = [];
   let a: CliNode;
   let token: string;
 
-  const env = (extra: Record<string, string> = {}) => ({
-    WEFT_NATS_URL: nats.urls.join(','), WEFT_CLUSTER_SECRET: SECRET, WEFT_CLUSTER_NAME: 'snapjoin',
-    WEFT_LOG_MAX_BYTES: '65536', WEFT_ADMIN_PASSWORD: PASSWORD, ...extra,
-  });
-  const start = async (name: string, extra: Record<string, string> = {}) => {
-    const node = await startCliNode({ dataDir: join(root, name), env: env(extra) });
-    nodes.push(node);
-    return node;
-  };
+  const start = (name: string) => cluster.start(name);
   const firstSeq = async () => (await (await nc.jetstreamManager()).streams.info(STREAM)).state.first_seq;
   /** Creates identities through `node` until the log no longer holds `seq` (bounded). */
   const writeUntilTrimmed = async (node: CliNode, tag: string, seq: number): Promise<string[]> => {
@@ -57,19 +44,17 @@ describe('cluster: join from a peer snapshot', { timeout: 180_000 }, () => {
   const joins = (node: CliNode) => node.stdout().split('\n').filter((l) => l.includes('joined from a peer snapshot')).length;
 
   before(async () => {
-    root = await mkdtemp(join(tmpdir(), 'weft-snapjoin-'));
-    nats = await startNatsCluster(3);
-    nc = await connect({ servers: nats.urls });
+    cluster = await CliCluster.start({
+      natsServers: 3, env: { WEFT_CLUSTER_SECRET: SECRET, WEFT_CLUSTER_NAME: 'snapjoin', WEFT_LOG_MAX_BYTES: '65536', WEFT_ADMIN_PASSWORD: PASSWORD },
+    });
+    nc = await connect({ servers: cluster.nats.urls });
     a = await start('a');
     token = await a.login('admin', PASSWORD);
   });
 
   after(async () => {
-    await Promise.all(nodes.map((n) => n.kill()));
-    killAllCliNodes();
     await nc?.close();
-    await nats?.stop();
-    await rm(root, { recursive: true, force: true });
+    await cluster?.close();
   });
 
   it('a fresh node joins after the log was trimmed and reads what was written before it joined', async () => {

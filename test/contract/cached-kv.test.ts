@@ -94,7 +94,7 @@ test('cached-kv - the index tree is kept within its budget and dropped beyond it
   try {
     const first = new CachedKv({ path: join(dir, 'db') });
     await first.open();
-    const ops = Array.from({ length: 2_000 }, (_, i) => ({ type: 'put' as const, key: `i\x00k\x00${String(i).padStart(5, '0')}`, value: '' }));
+    const ops = Array.from({ length: 20_000 }, (_, i) => ({ type: 'put' as const, key: `i\x00k\x00${String(i).padStart(5, '0')}`, value: '' }));
     await first.batch([...ops, { type: 'put', key: 'r\x00k\x00x', value: 'record' }], { sync: true });
     await first.close();
     const range = { gte: 'i\x00k\x0000500', lt: 'i\x00k\x0001500' };

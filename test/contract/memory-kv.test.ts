@@ -7,12 +7,17 @@ import { compareUtf8, nativeOrderExact } from '../../src/store/compare-utf8.js';
 import type { KvRange } from '../../src/store/kv.js';
 import type { KvSnapshot } from '../../src/store/kv-snapshot.js';
 import { MemoryKv } from '../../src/store/memory-kv.js';
+import { releaseDecodedLeaves } from '../../src/store/packed-leaf.js';
 import { runKvContract } from './kv-contract.js';
 
 runKvContract('memory-kv', async () => ({ kv: new MemoryKv(), cleanup: async () => {} }));
+runKvContract('memory-kv packed', async () => ({ kv: new MemoryKv({ packed: true }), cleanup: async () => {} }));
 
-test('memory-kv - 200k keys: put, get, ranged scans, deletes', async (t) => {
-  const kv = new MemoryKv();
+// Every check below runs on both leaf forms: plain arrays, and packed leaves decoded on use.
+for (const [variant, options] of [['memory-kv', {}], ['memory-kv packed', { packed: true }]] as const) {
+
+test(`${variant} - 200k keys: put, get, ranged scans, deletes`, async (t) => {
+  const kv = new MemoryKv(options);
   await kv.open();
   const key = (i: number): string => `res\x00${String((i * 7919) % 200_000).padStart(7, '0')}`;
   const started = performance.now();
@@ -41,8 +46,8 @@ test('memory-kv - 200k keys: put, get, ranged scans, deletes', async (t) => {
   await kv.close();
 });
 
-test('memory-kv - random puts/dels match a reference model, snapshots included', async () => {
-  const kv = new MemoryKv();
+test(`${variant} - random puts/dels match a reference model, snapshots included`, async () => {
+  const kv = new MemoryKv(options);
   await kv.open();
   const model = new Map<string, string>();
   const sorted = (): [string, string][] => [...model].sort((a, b) => Buffer.compare(Buffer.from(a[0]), Buffer.from(b[0])));
@@ -58,6 +63,8 @@ test('memory-kv - random puts/dels match a reference model, snapshots included',
     const snapshot = kv.entries({})[Symbol.asyncIterator]();
     const first = await snapshot.next();
     await kv.batch(ops);
+    // Packed leaves: drop every decoded one, so the next reads decode what the writes packed.
+    if (round % 2 === 1) releaseDecodedLeaves();
     for (const op of ops) {
       if (op.type === 'put') model.set(op.key, op.value);
       else model.delete(op.key);
@@ -147,10 +154,10 @@ async function readAll(view: KvSnapshot | MemoryKv, range: KvRange = {}): Promis
   return out;
 }
 
-test('memory-kv - countKeys matches a brute-force count through splits, merges and snapshots', async () => {
+test(`${variant} - countKeys matches a brute-force count through splits, merges and snapshots`, async () => {
   const seed = 0x5eed;
   const random = prng(seed);
-  const kv = new MemoryKv();
+  const kv = new MemoryKv(options);
   await kv.open();
   const alphabet = ['a', 'b', 'c', '\x00', 'é', '中', '\ue000', '\uffff', '😀', '𝄞'];
   const randomKey = (): string => {
@@ -211,10 +218,10 @@ test('memory-kv - countKeys matches a brute-force count through splits, merges a
   await kv.close();
 });
 
-test('memory-kv - countKeys is right straight after bulkLoad and after writes on top of it', async () => {
+test(`${variant} - countKeys is right straight after bulkLoad and after writes on top of it`, async () => {
   const random = prng(0xb01c);
   for (const n of [1, 47, 48, 49, 2_304, 2_305, 20_000]) {
-    const kv = new MemoryKv();
+    const kv = new MemoryKv(options);
     await kv.open();
     const key = (i: number): string => `i\x00identities\x00name\x00${String(i).padStart(6, '0')}`;
     const loaded = Array.from({ length: n }, (_, i) => key(i * 3));
@@ -243,8 +250,8 @@ test('memory-kv - countKeys is right straight after bulkLoad and after writes on
   }
 });
 
-test('memory-kv - snapshots with no write between them still freeze their contents', async () => {
-  const kv = new MemoryKv();
+test(`${variant} - snapshots with no write between them still freeze their contents`, async () => {
+  const kv = new MemoryKv(options);
   await kv.open();
   const empty = kv.snapshot();
   await kv.batch([{ type: 'put', key: 'a', value: '1' }]);
@@ -276,7 +283,7 @@ test('memory-kv - snapshots with no write between them still freeze their conten
   await kv.close();
 });
 
-test('memory-kv - keys around the surrogates order, seek and count by UTF-8 bytes on both search paths', async () => {
+test(`${variant} - keys around the surrogates order, seek and count by UTF-8 bytes on both search paths`, async () => {
   // Bounds without units >= 0xD800 are compared with `<`; bounds with them fall back to
   // compareUtf8. Both must agree with byte order, including astral vs U+E000..U+FFFF.
   const units = ['a', '\x7f', '\u07ff', '\ud7ff', '\ue000', '\uf8ff', '\ufffd', '\uffff', '😀', '\u{10000}', '\u{10ffff}'];
@@ -294,7 +301,7 @@ test('memory-kv - keys around the surrogates order, seek and count by UTF-8 byte
     }
   }
   assert.deepEqual(units.map(nativeOrderExact), [true, true, true, true, false, false, false, false, false, false, false]);
-  const kv = new MemoryKv();
+  const kv = new MemoryKv(options);
   await kv.open();
   // Enough keys for a multi-level tree, so branch searches take both paths as well.
   const keys = [...new Set(strings.flatMap((s) => [s, `${s}\x00`, `${s}z`]))];
@@ -312,3 +319,4 @@ test('memory-kv - keys around the surrogates order, seek and count by UTF-8 byte
   }
   await kv.close();
 });
+}

@@ -121,6 +121,16 @@ export class Cluster {
     return node;
   }
 
+  /** Stops a member (SIGTERM) and takes it out of the membership list and the balancer;
+   * resolves to its exit code. (Drain it first, as an operator does: `weft cluster remove`.) */
+  async removeNode(node: ClusterNode): Promise<number | null> {
+    const code = await node.stop();
+    this.nodes.splice(this.nodes.indexOf(node), 1);
+    await this.balancer?.setServers(this.nodes.map((n) => ({ name: n.name, port: n.port })));
+    await this.waitBalanced();
+    return code;
+  }
+
   /** Starts every node and NATS server that is not running; waits until the balancer sees all. */
   async ensureAllRunning(): Promise<void> {
     for (let i = 0; i < this.nats.urls.length; i++) if (!this.nats.isRunning(i)) await this.nats.restartServer(i);

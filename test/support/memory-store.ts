@@ -14,13 +14,24 @@ export function record(id: string, fields: Record<string, unknown>): Entity {
   return { id, createdAt: AT, updatedAt: AT, tags: {}, ...fields };
 }
 
-export async function memoryStore(): Promise<{ kv: MemoryKv; replica: Replica; proposer: Proposer }> {
+export interface MemoryStore {
+  kv: MemoryKv;
+  replica: Replica;
+  log: MemoryLog<Command>;
+  proposer: Proposer;
+  /** Stops applying the log. */
+  close(): Promise<void>;
+}
+
+/** A replica following a MemoryLog. `commandTtlMs` makes the proposer's commands expire, as in
+ * cluster mode. */
+export async function memoryStore(opts: { nodeId?: string; commandTtlMs?: number } = {}): Promise<MemoryStore> {
   const kv = new MemoryKv();
   await kv.open();
   const replica = new Replica(kv);
   await replica.open();
   const log = new MemoryLog<Command>();
   await log.open();
-  log.followBatches(0, (entries) => replica.applyBatch(entries));
-  return { kv, replica, proposer: new Proposer(log, replica, 'test') };
+  const following = log.followBatches(0, (entries) => replica.applyBatch(entries));
+  return { kv, replica, log, proposer: new Proposer(log, replica, opts.nodeId ?? 'test', opts.commandTtlMs), close: () => following.close() };
 }

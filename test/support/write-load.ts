@@ -20,6 +20,8 @@ export interface WriteOutcome {
 export interface WriteLoad {
   /** Stops the writers and resolves to every outcome once the requests in flight ended. */
   stop(): Promise<WriteOutcome[]>;
+  /** The outcomes so far (while the load runs: to wait for its progress). */
+  seen(): readonly WriteOutcome[];
 }
 
 /** Options of startWriteLoad. */
@@ -59,6 +61,7 @@ export function startWriteLoad(api: () => ApiClient, token: string, opts: WriteL
       await Promise.all(running);
       return outcomes;
     },
+    seen: () => outcomes,
   };
 }
 

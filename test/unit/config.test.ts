@@ -74,6 +74,7 @@ describe('parseConfig sources', () => {
       WEFT_ADMIN_PASSWORD: 'secret-pw',
       WEFT_NATS_URL: 'nats://a:4222,nats://b:4222',
       WEFT_CLUSTER_SECRET: 's'.repeat(32),
+      WEFT_CLUSTER_PREVIOUS_SECRET: 'p'.repeat(32),
       WEFT_CLUSTER_NAME: 'east',
       WEFT_CLUSTER_REPLICAS: '3',
       WEFT_TLS_CERT: '/c.pem',
@@ -95,6 +96,7 @@ describe('parseConfig sources', () => {
       adminPassword: 'secret-pw',
       natsUrl: 'nats://a:4222,nats://b:4222',
       clusterSecret: 's'.repeat(32),
+      clusterPreviousSecret: 'p'.repeat(32),
       clusterName: 'east',
       clusterReplicas: 3,
       logMaxAgeMs: 86_400_000,
@@ -218,6 +220,7 @@ describe('parseConfig validation', () => {
 
   it('rejects a cluster secret shorter than 32 characters, naming the key', () => {
     refuses([], { WEFT_NATS_URL: 'nats://a:4222', WEFT_CLUSTER_SECRET: 's'.repeat(31) }, /--cluster-secret \/ WEFT_CLUSTER_SECRET must be at least 32 characters/);
+    refuses([], { WEFT_NATS_URL: 'nats://a:4222', WEFT_CLUSTER_SECRET: 's'.repeat(32), WEFT_CLUSTER_PREVIOUS_SECRET: 'p'.repeat(31) }, /--cluster-previous-secret \/ WEFT_CLUSTER_PREVIOUS_SECRET must be at least 32 characters/);
   });
 
   it('rejects a cluster secret without NATS servers', () => {

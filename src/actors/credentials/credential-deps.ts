@@ -34,12 +34,12 @@ export async function signWithNodeCa(
   deps: CredentialDeps,
   csrPem: unknown,
   usage: 'client' | 'server',
-  opts: { commonName?: string; oldCertPem?: string; commonNameError?: ApiError } = {},
+  opts: { commonName?: string; oldCertPem?: string; commonNameError?: ApiError; validityDays?: number } = {},
 ): Promise<IssuedCertificate> {
   if (typeof csrPem !== 'string' || csrPem.trim() === '' || csrPem.length > MAX_CSR_LENGTH) {
     throw new ApiError('COULD_NOT_PROCESS_CSR', { code: 'UNHANDLED', message: 'a PEM encoded CSR is required' });
   }
-  const request = { csrPem, caCertPem: deps.signer.caCertPem, caKeyPem: deps.signer.caKeyPem, validityDays: ISSUED_CERT_DAYS, usage };
+  const request = { csrPem, caCertPem: deps.signer.caCertPem, caKeyPem: deps.signer.caKeyPem, validityDays: opts.validityDays ?? ISSUED_CERT_DAYS, usage };
   const signed = opts.oldCertPem
     ? await deps.pool.extendCertificate({ ...request, oldCertPem: opts.oldCertPem })
     : await deps.pool.signCsr({ ...request, commonName: opts.commonName });

@@ -8,6 +8,7 @@ import { extendCertificate, verifyExtendedCertificate } from './cert-extend.js';
 import { loginWithCertificate } from './cert-login.js';
 import type { CredentialDeps } from './credential-deps.js';
 import { enrollIdentity } from './identity-enroll.js';
+import { enrollWithToken } from './token-enroll.js';
 
 /** Runs one credential command for identity `identityId`. */
 export function handleCredentialCommand(deps: CredentialDeps, identityId: string, msg: ActorMessage): Promise<unknown> {
@@ -16,6 +17,8 @@ export function handleCredentialCommand(deps: CredentialDeps, identityId: string
       return enrollIdentity(deps, identityId, msg);
     case 'enrollCa':
       return enrollWithCa(deps, identityId, msg);
+    case 'enrollToken':
+      return enrollWithToken(deps, identityId, msg);
     case 'loginCert':
       return loginWithCertificate(deps, identityId, msg);
     case 'extendCert':

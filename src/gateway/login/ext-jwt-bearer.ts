@@ -5,6 +5,7 @@
 import type { Context } from 'koa';
 import { decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
 import { extJwtError } from '../../domain/ext-jwt-failures.js';
+import { pointerOf, stringClaimAt } from '../../domain/jwt-claims.js';
 import type { NodeClient } from '../node-client.js';
 import { verifyExtJwt, type VerifyingSigner } from './ext-jwt-keys.js';
 
@@ -15,10 +16,11 @@ export interface BearerSigner extends VerifyingSigner {
   useExternalId: boolean;
 }
 
-/** A verified token: its signer and the value of the signer's identity claim. */
+/** A verified token: its signer, the value of the signer's identity claim, and all its claims. */
 export interface VerifiedBearer {
   signer: BearerSigner;
   value: string;
+  claims: JWTPayload;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -37,9 +39,9 @@ export async function verifyBearer(ctx: Context, node: NodeClient): Promise<Veri
   if (!signer) throw extJwtError('UNKNOWN_ISSUER', `issuer ${JSON.stringify(claims.iss ?? null)}`);
   if (!signer.enabled) throw extJwtError('SIGNER_DISABLED');
   const verified = await verifyExtJwt(token, header, signer);
-  const value = claimAt(verified, signer.claimsProperty);
+  const value = stringClaimAt(verified, signer.claimsProperty);
   if (value === undefined) throw extJwtError('NO_MATCHING_IDENTITY', `claim ${pointerOf(signer.claimsProperty)} is missing or not a string`);
-  return { signer, value };
+  return { signer, value, claims: verified };
 }
 
 function bearerToken(ctx: Context): string {
@@ -54,19 +56,4 @@ function decodeUnverified(token: string): { header: { alg?: string; kid?: string
   } catch (err) {
     throw extJwtError('MALFORMED_TOKEN', (err as Error).message);
   }
-}
-
-/** `claimsProperty` is a JSON pointer; a leading `/` is added when missing (upstream). */
-function pointerOf(property: string): string {
-  return property.startsWith('/') ? property : `/${property}`;
-}
-
-function claimAt(claims: JWTPayload, property: string): string | undefined {
-  let node: unknown = claims;
-  for (const raw of pointerOf(property).slice(1).split('/')) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<string, unknown>)[key];
-  }
-  return typeof node === 'string' && node !== '' ? node : undefined;
 }

@@ -70,6 +70,10 @@ async function readText(ctx: Context): Promise<string> {
     if (source !== ctx.req) {
       ctx.req.unpipe(source as unknown as NodeJS.WritableStream);
       source.destroy();
+      // A decoder that failed midway leaves the rest of the body unread: read and drop it, so
+      // that the answer goes out and the connection stays usable (unread data would make the
+      // socket's close a reset, and block the next request of a keep-alive connection).
+      if (!ctx.req.complete) ctx.req.resume();
     }
   }
 }

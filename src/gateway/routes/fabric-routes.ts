@@ -10,6 +10,7 @@ import { ApiError } from '../../errors.js';
 import { sendCreated, sendData, sendDataJson, sendEmpty } from '../envelope.js';
 import { jsonBody } from '../middleware/body.js';
 import { requireAdmin } from '../middleware/session.js';
+import { sendList } from '../list-answer.js';
 import type { NodeClient } from '../node-client.js';
 import { listParams, viewer } from './resource-routes.js';
 
@@ -23,8 +24,7 @@ type Wire = Record<string, unknown>;
 export function addFabricRoutes(router: Router, node: NodeClient): void {
   const list = (kind: string) => async (ctx: Context) => {
     requireAdmin(ctx);
-    const page = await node.query({ op: 'list', kind, params: listParams(ctx), viewer: viewer(ctx) });
-    sendData(ctx, page.data, page.meta);
+    await sendList(ctx, node, { op: 'list', kind, params: listParams(ctx), viewer: viewer(ctx) });
   };
   const get = (kind: string) => async (ctx: Context & { params: Record<string, string> }) => {
     requireAdmin(ctx);
@@ -62,8 +62,7 @@ export function addFabricRoutes(router: Router, node: NodeClient): void {
   router.get('/services/:id', get('services'));
   router.get('/services/:id/terminators', async (ctx) => {
     requireAdmin(ctx);
-    const page = await node.query({ op: 'related', parent: { kind: 'services', id: ctx.params.id }, kind: 'terminators', params: listParams(ctx), viewer: viewer(ctx) });
-    sendData(ctx, page.data, page.meta);
+    await sendList(ctx, node, { op: 'related', parent: { kind: 'services', id: ctx.params.id }, kind: 'terminators', params: listParams(ctx), viewer: viewer(ctx) });
   });
   const terminators = resourceOf('terminators');
   router.get('/terminators', list('terminators'));

@@ -25,6 +25,9 @@ import { addRelationRoutes, addRoleAttributeRoutes } from './relation-routes.js'
 import { addResourceRoutes } from './resource-routes.js';
 import { addRevocationRoutes } from './revocation-routes.js';
 import { addRouterRoutes } from './router-routes.js';
+import { addSessionCertificateRoutes } from './session-certificate-routes.js';
+import { addTokenEnrollRoute } from './token-enroll-route.js';
+import { addUnimplementedClientRoutes } from './unimplemented-routes.js';
 
 export function addManagementRoutes(router: Router, node: NodeClient, baseUrl: BaseUrl): void {
   addInfoRoutes(router, node, baseUrl);
@@ -58,5 +61,8 @@ export function addClientRoutes(router: Router, node: NodeClient, baseUrl: BaseU
   addClientDiscoveryRoutes(router, node, baseUrl);
   addNetworkRoutes(router, node, { jwks: true });
   addEnrollRoutes(router, node);
+  addTokenEnrollRoute(router, node);
   addCurrentAuthenticatorRoutes(router, node);
+  addSessionCertificateRoutes(router, node);
+  addUnimplementedClientRoutes(router);
 }

@@ -1,5 +1,5 @@
-// TOTP MFA: the caller's own enrollment under /current-identity/mfa and `POST /authenticate/mfa`
-// (both APIs), and the admin's `DELETE /identities/{id}/mfa` (management). Writes go to the
+// TOTP MFA: the caller's own enrollment under /current-identity/mfa, `POST /authenticate/mfa` and
+// TOTP tokens (both APIs), and the admin's `DELETE /identities/{id}/mfa` (management). Writes go to the
 // identity's actor, reads to the query handler; codes arrive in a body `code` or the
 // `mfa-validation-code` header.
 
@@ -19,7 +19,7 @@ const GET_BODY_LIMIT = 1024 * 1024;
 
 export function addMfaRoutes(router: Router, node: NodeClient): void {
   /** A command to the caller's identity actor, with the caller's API session. */
-  const own = (ctx: Context, op: 'mfaEnroll' | 'mfaVerify' | 'mfaAuthenticate' | 'mfaRegenerateCodes' | 'mfaDelete', code?: string) => {
+  const own = (ctx: Context, op: 'mfaEnroll' | 'mfaVerify' | 'mfaAuthenticate' | 'mfaRegenerateCodes' | 'mfaDelete' | 'mfaTotpToken', code?: string) => {
     const caller = requireCaller(ctx);
     return node.identity(op, caller.identityId, { code, apiSessionId: caller.apiSessionId });
   };
@@ -57,6 +57,11 @@ export function addMfaRoutes(router: Router, node: NodeClient): void {
     requireCaller(ctx);
     await own(ctx, 'mfaRegenerateCodes', requiredCode(jsonBody(ctx)));
     sendEmpty(ctx);
+  });
+  // A signed proof that the caller's session passed a TOTP check now (posture responses use it).
+  router.post('/current-api-session/totp-token', async (ctx) => {
+    requireCaller(ctx);
+    sendData(ctx, await own(ctx, 'mfaTotpToken', optionalCode(jsonBody(ctx)) ?? ''));
   });
   router.post('/authenticate/mfa', async (ctx) => {
     requireCaller(ctx);

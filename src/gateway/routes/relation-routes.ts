@@ -6,6 +6,7 @@ import { RELATIONS } from '../../domain/relations.js';
 import { RESOURCES } from '../../domain/registry.js';
 import { sendData } from '../envelope.js';
 import { requireAdmin } from '../middleware/session.js';
+import { sendList } from '../list-answer.js';
 import type { NodeClient } from '../node-client.js';
 import { listParams, viewer } from './resource-routes.js';
 
@@ -13,14 +14,13 @@ export function addRelationRoutes(router: Router, node: NodeClient): void {
   for (const { parent, child } of RELATIONS) {
     router.get(`/${parent}/:id/${child}`, async (ctx) => {
       requireAdmin(ctx);
-      const page = await node.query({
+      await sendList(ctx, node, {
         op: 'related',
         parent: { kind: parent, id: ctx.params.id },
         kind: child,
         params: listParams(ctx),
         viewer: viewer(ctx),
       });
-      sendData(ctx, page.data, page.meta);
     });
   }
 }

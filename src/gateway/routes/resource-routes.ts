@@ -5,7 +5,8 @@ import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { newId } from '../../domain/ids.js';
 import type { ResourceDecl } from '../../domain/resource.js';
-import { sendCreated, sendData, sendDataJson, sendEmpty } from '../envelope.js';
+import { sendCreated, sendDataJson, sendEmpty } from '../envelope.js';
+import { sendList } from '../list-answer.js';
 import { jsonBody } from '../middleware/body.js';
 import { requireAccess } from '../middleware/session.js';
 import type { ListParams, Viewer } from '../../protocol/v1/query-messages.js';
@@ -50,8 +51,7 @@ export function addResourceRoutes(router: Router, node: NodeClient, decl: Resour
     const access = ops.list;
     router.get(base, async (ctx) => {
       requireAccess(ctx, access);
-      const page = await node.query({ op: 'list', kind, params: listParams(ctx), viewer: viewer(ctx) });
-      sendData(ctx, page.data, page.meta);
+      await sendList(ctx, node, { op: 'list', kind, params: listParams(ctx), viewer: viewer(ctx) });
     });
   }
   if (ops.get) {

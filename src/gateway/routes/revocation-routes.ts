@@ -1,6 +1,7 @@
 // Revocations are created under the revoked entity's id (upstream revocationCreate has `id`),
-// with `expiresAt` set by the controller; and the route path of a service session, which is
-// always empty on Weft (no routers carry circuits). Admin only.
+// with `expiresAt` set by the controller, and end the sessions they revoke (revocation-catalog);
+// and the route path of a service session, which is always empty on Weft (no routers carry
+// circuits). Admin only.
 
 import type Router from '@koa/router';
 import { resourceOf } from '../../domain/registry.js';
@@ -11,12 +12,18 @@ import { jsonBody } from '../middleware/body.js';
 import { requireAdmin } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function addRevocationRoutes(router: Router, node: NodeClient): void {
   const revocations = resourceOf('revocations');
   router.post('/revocations', async (ctx) => {
     requireAdmin(ctx);
-    const { id, type, tags } = (jsonBody(ctx) ?? {}) as Record<string, unknown>;
+    const { id, type = 'JTI', tags } = (jsonBody(ctx) ?? {}) as Record<string, unknown>;
     if (typeof id !== 'string' || id === '') throw fieldError('id', id ?? null, 'id is required');
+    // As upstream: an identity must exist, a JWT id is a UUID. API session ids are Weft's own
+    // (upstream wants UUIDs, its OIDC sessions' ids), so any id is taken.
+    if (type === 'IDENTITY') await node.queryJson({ op: 'get', kind: 'identities', id });
+    if (type === 'JTI' && !UUID.test(id)) throw fieldError('id', id, 'must be a valid UUID v4');
     const expiresAt = new Date(Date.now() + REVOCATION_HOURS * 3_600_000).toISOString();
     await node.command(revocations, 'create', id, { body: { type, expiresAt, ...(tags === undefined ? {} : { tags }) } });
     sendCreated(ctx, 'revocations', id);

@@ -1,6 +1,6 @@
 // What every command on an entity subject (`weft.v1.<kind>.<shard>`) carries besides its op:
-// the actor key, the entity id, and the requester's request id and deadline (cluster mode). The
-// CRUD commands every actor family serves are declared here once.
+// the actor key, the entity id, and the requester's request id, deadline and applied sequence
+// (cluster mode). The CRUD commands every actor family serves are declared here once.
 
 import { optNum, optStr, str, type Fields } from './message-fields.js';
 
@@ -14,6 +14,9 @@ export type CommandEnvelope = {
   rid?: string;
   /** Epoch ms after which the requester no longer waits. */
   deadline?: number;
+  /** Cluster mode: how far the requester's node had applied the log (the owner applies at
+   * least that far before handling; see ActorHost). */
+  seen?: number;
 };
 
 /** The CRUD commands of every actor family; `body` is the request body, validated by the
@@ -26,5 +29,5 @@ export type CrudCommand =
 
 /** Reads the envelope fields of a received command. */
 export function readEnvelope(m: Fields): CommandEnvelope {
-  return { key: str(m, 'key'), id: optStr(m, 'id'), rid: optStr(m, 'rid'), deadline: optNum(m, 'deadline') };
+  return { key: str(m, 'key'), id: optStr(m, 'id'), rid: optStr(m, 'rid'), deadline: optNum(m, 'deadline'), seen: optNum(m, 'seen') };
 }

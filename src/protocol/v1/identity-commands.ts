@@ -4,10 +4,18 @@
 
 import type { Protocol } from './handler-table.js';
 import { readEnvelope, type CommandEnvelope } from './command-envelope.js';
-import { bool, optBool, optStr, optStrList, str, type Fields } from './message-fields.js';
+import { bool, obj, optBool, optStr, optStrList, str, type Fields } from './message-fields.js';
 
 /** What a login passes along for the new API session (validated where the session is made). */
 export type SessionRequestFields = { ipAddress?: unknown; configTypes?: unknown; envInfo?: unknown; sdkInfo?: unknown };
+
+/** What the gateway verified for a token enrollment: the token's signer and claims, and the
+ * optional CSR. */
+export interface TokenEnrollment {
+  signerId: string;
+  claims: Record<string, unknown>;
+  csr?: string;
+}
 
 /** The caller's certificate chain, PEM each, leaf first (empty when none was presented). */
 type PeerCerts = { peerCerts: string[] };
@@ -23,6 +31,7 @@ export type IdentityCommandBody =
   | ({ op: 'loginPassword'; authenticatorId: string; password: string } & SessionRequestFields)
   | ({ op: 'enroll'; token: string; method: string; csrPem?: unknown; password?: unknown } & PeerCerts)
   | ({ op: 'enrollCa'; name?: unknown } & PeerCerts)
+  | { op: 'enrollToken'; body: TokenEnrollment }
   | ({ op: 'loginCert'; authenticatorId?: string; externalId?: string; caId?: string } & PeerCerts & SessionRequestFields)
   | ({ op: 'extendCert'; authenticatorId: string; body: unknown } & PeerCerts)
   | ({ op: 'extendCertVerify'; authenticatorId: string; body: unknown } & PeerCerts)
@@ -33,6 +42,7 @@ export type IdentityCommandBody =
   | { op: 'mfaRegenerateCodes'; code?: string; apiSessionId?: string }
   | { op: 'mfaDelete'; code?: string; apiSessionId?: string }
   | { op: 'mfaRemove' }
+  | { op: 'mfaTotpToken'; code?: string; apiSessionId?: string }
   | { op: 'postureResponses'; apiSessionId?: string; responses: unknown; single?: boolean; source?: string }
   | { op: 'postureSnapshot'; apiSessionId?: string }
   | { op: 'postureData' }
@@ -71,6 +81,8 @@ export interface IdentityReplies {
   loginCert: { token: string };
   loginExtJwt: { token: string };
   enroll: { cert?: string; [field: string]: unknown };
+  enrollToken: { cert?: string; ca?: string };
+  mfaTotpToken: { token: string; issuedAt: string };
   extendCert: Record<string, unknown>;
   mfaEnroll: { id: string };
   postureResponses: PostureSubmitResult;
@@ -96,6 +108,11 @@ function mfa(m: Fields): { code?: string; apiSessionId?: string } {
   return { code: optStr(m, 'code'), apiSessionId: optStr(m, 'apiSessionId') };
 }
 
+function tokenEnrollment(m: Fields): TokenEnrollment {
+  const body = obj(m, 'body');
+  return { signerId: str(body, 'signerId'), claims: obj(body, 'claims'), csr: optStr(body, 'csr') };
+}
+
 /** The identity family: a reader per op (a missing one does not compile). */
 export const IDENTITY_PROTOCOL: Protocol<IdentityCommand> = {
   family: 'identities',
@@ -109,6 +126,7 @@ export const IDENTITY_PROTOCOL: Protocol<IdentityCommand> = {
     loginPassword: (m) => ({ ...readEnvelope(m), op: m.op, authenticatorId: str(m, 'authenticatorId'), password: str(m, 'password'), ...sessionRequest(m) }),
     enroll: (m) => ({ ...readEnvelope(m), op: m.op, token: str(m, 'token'), method: str(m, 'method'), csrPem: m.csrPem, password: m.password, ...peerCerts(m) }),
     enrollCa: (m) => ({ ...readEnvelope(m), op: m.op, name: m.name, ...peerCerts(m) }),
+    enrollToken: (m) => ({ ...readEnvelope(m), op: m.op, body: tokenEnrollment(m) }),
     loginCert: (m) => ({
       ...readEnvelope(m),
       op: m.op,
@@ -127,6 +145,7 @@ export const IDENTITY_PROTOCOL: Protocol<IdentityCommand> = {
     mfaRegenerateCodes: (m) => ({ ...readEnvelope(m), op: m.op, ...mfa(m) }),
     mfaDelete: (m) => ({ ...readEnvelope(m), op: m.op, ...mfa(m) }),
     mfaRemove: (m) => ({ ...readEnvelope(m), op: m.op }),
+    mfaTotpToken: (m) => ({ ...readEnvelope(m), op: m.op, ...mfa(m) }),
     postureResponses: (m) => ({
       ...readEnvelope(m),
       op: m.op,

@@ -32,6 +32,21 @@ export interface ListReply {
   meta: Record<string, unknown>;
 }
 
+/** An unpaged list asked with `stream`: the cursor its items are pulled from (`listNext`), and
+ * the envelope's meta without totalCount (known only at the end). */
+export interface ListCursorReply {
+  cursor: string;
+  meta: { pagination: Record<string, unknown> } & Record<string, unknown>;
+}
+
+/** One pull of a list cursor: `items` is JSON text of the next presented items, comma-separated
+ * (empty when this slice found none); `total` counts every match so far, offset included. */
+export interface ListChunk {
+  items: string;
+  done: boolean;
+  total: number;
+}
+
 /** Who the caller of a session token is (the `resolveSession` reply). */
 export interface SessionInfo {
   apiSessionId: string;
@@ -80,11 +95,17 @@ export type PostureSnapshotField = Record<string, unknown>;
 
 type Listing = { params?: ListParams; viewer?: Viewer };
 
+/** `stream`: an unpaged list answers a ListCursorReply instead of the whole list (a page is
+ * answered as it is). */
+type Streamable = { stream?: boolean };
+
 /** Every query of the family; `ops.*` and `cluster.*` go to node-local features (see DelegatedQuery). */
 export type QueryRequest =
   | ({ op: 'get'; kind: string; id: string } & Pick<Listing, 'viewer'>)
-  | ({ op: 'list'; kind: string } & Listing)
-  | ({ op: 'related'; parent: { kind: string; id: string }; kind: string } & Listing)
+  | ({ op: 'list'; kind: string } & Listing & Streamable)
+  | ({ op: 'related'; parent: { kind: string; id: string }; kind: string } & Listing & Streamable)
+  | { op: 'listNext'; cursor: string }
+  | { op: 'listClose'; cursor: string }
   | ({ op: 'clientServices'; identityId: string; apiSessionId?: string; id?: string; posture: PostureSnapshotField } & Listing)
   | { op: 'clientServiceVisible'; identityId: string; id: string }
   | ({ op: 'clientSessions'; identityId: string; isAdmin: boolean; id?: string } & Listing)
@@ -126,6 +147,8 @@ export interface QueryReplies {
   get: Record<string, unknown>;
   list: ListReply;
   related: ListReply;
+  listNext: ListChunk;
+  listClose: Record<string, never>;
   clientServices: unknown;
   clientServiceVisible: boolean;
   clientSessions: unknown;
@@ -156,8 +179,8 @@ export interface QueryReplies {
   'cluster.drain': unknown;
 }
 
-/** The reply type of a query message. */
-export type QueryReply<M extends AnyQuery> = QueryReplies[M['op']];
+/** The reply type of a query message (a `stream` list may answer a cursor instead of a page). */
+export type QueryReply<M extends AnyQuery> = M extends { op: 'list' | 'related'; stream: true } ? ListReply | ListCursorReply : QueryReplies[M['op']];
 
 function params(m: Fields): ListParams | undefined {
   const p = optObj(m, 'params');
@@ -200,11 +223,13 @@ export const QUERY_PROTOCOL: Protocol<QueryRequest> = {
   family: 'query',
   readers: {
     get: (m) => ({ op: m.op, kind: str(m, 'kind'), id: str(m, 'id'), viewer: viewer(m) }),
-    list: (m) => ({ op: m.op, kind: str(m, 'kind'), ...listing(m) }),
+    list: (m) => ({ op: m.op, kind: str(m, 'kind'), ...listing(m), stream: optBool(m, 'stream') === true }),
     related: (m) => {
       const parent = obj(m, 'parent');
-      return { op: m.op, parent: { kind: str(parent, 'kind'), id: str(parent, 'id') }, kind: str(m, 'kind'), ...listing(m) };
+      return { op: m.op, parent: { kind: str(parent, 'kind'), id: str(parent, 'id') }, kind: str(m, 'kind'), ...listing(m), stream: optBool(m, 'stream') === true };
     },
+    listNext: (m) => ({ op: m.op, cursor: str(m, 'cursor') }),
+    listClose: (m) => ({ op: m.op, cursor: str(m, 'cursor') }),
     clientServices: (m) => ({
       op: m.op,
       identityId: str(m, 'identityId'),

@@ -12,12 +12,10 @@ import { IdentityActor, type IdentityActorDeps } from '../../../src/actors/ident
 import { Proposer } from '../../../src/actors/proposer.js';
 import { MemoryBus } from '../../../src/bus/memory-bus.js';
 import { entitySubject } from '../../../src/bus/subjects.js';
-import type { Command, Op } from '../../../src/domain/commands.js';
+import type { Op } from '../../../src/domain/commands.js';
 import { ApiError } from '../../../src/errors.js';
-import { MemoryLog } from '../../../src/log/memory-log.js';
-import { MemoryKv } from '../../../src/store/memory-kv.js';
 import { Replica } from '../../../src/store/replica.js';
-import { record } from '../../support/memory-store.js';
+import { memoryStore, record } from '../../support/memory-store.js';
 
 /** Resolves once `count` callers have arrived. */
 function barrier(count: number): () => Promise<void> {
@@ -62,15 +60,9 @@ afterEach(async () => {
 
 /** One log and one replica (with the kinds an identity refers to), and two nodes on it. */
 async function cluster(): Promise<{ replica: Replica; a: Node; b: Node }> {
-  const kv = new MemoryKv();
-  await kv.open();
-  const replica = new Replica(kv);
-  await replica.open();
-  const log = new MemoryLog<Command>();
-  await log.open();
-  const following = log.followBatches(0, (entries) => replica.applyBatch(entries));
-  open.push(() => following.close());
-  await new Proposer(log, replica, 'setup').propose([
+  const { replica, log, proposer: setup, close } = await memoryStore({ nodeId: 'setup' });
+  open.push(close);
+  await setup.propose([
     { op: 'create', kind: 'identity-types', record: record('Default', { name: 'Default' }) },
     { op: 'create', kind: 'auth-policies', record: record('default', { name: 'Default', primary: {}, secondary: {} }) },
     { op: 'create', kind: 'identities', record: record('i1', { name: 'one', typeId: 'Default', isAdmin: false, authPolicyId: 'default', roleAttributes: [] }) },

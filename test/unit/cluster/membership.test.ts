@@ -3,7 +3,7 @@ import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'node:test';
 import { connect, type NatsConnection } from 'nats';
 import { ClusterJoinError, joinCluster } from '../../../src/cluster/cluster-join.js';
-import { Membership, NodeIdInUseError } from '../../../src/cluster/membership.js';
+import { Membership, NodeIdInUseError, readMembers } from '../../../src/cluster/membership.js';
 import { startNatsServer, type NatsServerHandle } from '../../support/nats-server.js';
 
 const SECRET = 'a cluster secret of more than 32 characters';
@@ -50,6 +50,37 @@ describe('cluster membership and joining (real JetStream)', { timeout: 60_000 },
       joinCluster({ nc, clusterName: 'secret', secret: `${SECRET}-other`, createCa: async () => ({ certPem: 'c', keyPem: 'k' }) }),
       (err: unknown) => err instanceof ClusterJoinError && /WEFT_CLUSTER_SECRET does not match/.test(err.message),
     );
+  });
+
+  it('rotates the secret: a node given the new and the previous secret moves the cluster, then the old secret alone is refused', async () => {
+    const NEW = `${SECRET} (rotated)`;
+    const createCa = async () => ({ certPem: 'rot-c', keyPem: 'rot-k' });
+    const founded = await joinCluster({ nc, clusterName: 'rotate', secret: SECRET, createCa });
+    await assert.rejects(joinCluster({ nc, clusterName: 'rotate', secret: NEW, createCa }), ClusterJoinError, 'the new secret alone is refused before the rotation');
+    const rotating = await Promise.all([1, 2].map(() => joinCluster({ nc, clusterName: 'rotate', secret: NEW, previousSecret: SECRET, createCa })));
+    assert.equal(rotating.filter((j) => j.rotated).length, 1, 'one node rotates; the other then matches the new secret');
+    for (const j of rotating) assert.deepEqual([j.clusterId, j.ca], [founded.clusterId, founded.ca]);
+    const later = await joinCluster({ nc, clusterName: 'rotate', secret: NEW, createCa });
+    assert.deepEqual([later.clusterId, later.ca, later.rotated], [founded.clusterId, founded.ca, undefined]);
+    await assert.rejects(
+      joinCluster({ nc, clusterName: 'rotate', secret: SECRET, createCa }),
+      (err: unknown) => err instanceof ClusterJoinError && /WEFT_CLUSTER_SECRET does not match/.test(err.message),
+    );
+  });
+
+  it('readMembers: a process that is not a member reads the live members once (drain requests and leavers left out)', async () => {
+    const opts = { nc, clusterName: 'reader', intervalMs: 100, deadAfterMs: 400 };
+    const a = await Membership.open(self('ra'), opts);
+    const b = await Membership.open({ ...self('rb'), ready: false }, opts);
+    await a.start();
+    await b.start();
+    await a.requestDrain('rb');
+    const seen = await readMembers(nc, 'reader', { freshMs: 2_000 });
+    assert.deepEqual(seen.map((m) => [m.id, m.ready]).sort(), [['ra', true], ['rb', false]]);
+    await b.stop();
+    assert.deepEqual((await readMembers(nc, 'reader', { freshMs: 2_000 })).map((m) => m.id), ['ra']);
+    await a.stop();
+    assert.deepEqual(await readMembers(nc, 'reader'), []);
   });
 
   it('sees members come, leave at once on stop, and go after missed heartbeats', async () => {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import { ensureNodePki, type NodePki } from '../../../src/pki/node-pki.js';
 import { GrpcServer, type HealthReport } from '../../../src/rpc/grpc-server.js';
@@ -118,6 +119,24 @@ describe('GrpcServer', () => {
     } finally {
       client.close();
     }
+  });
+
+  it('serves the TLS policy of HTTPS: no TLS 1.2 suite without forward secrecy or AEAD, ECDHE-GCM and TLS 1.3 taken', async () => {
+    const port = Number(server.address.split(':').pop());
+    const handshake = (opts: ConnectionOptions) =>
+      new Promise<string>((resolve) => {
+        const socket = tlsConnect({ host: '127.0.0.1', port, ca: pki.caCertPem, servername: 'localhost', ALPNProtocols: ['h2'], ...opts }, () => {
+          resolve(`${socket.getProtocol()} ${socket.getCipher().name}`);
+          socket.end();
+        });
+        socket.on('error', () => resolve('refused'));
+      });
+    for (const ciphers of ['AES128-SHA', 'AES256-GCM-SHA384', 'ECDHE-RSA-AES128-SHA', 'ECDHE-ECDSA-AES128-SHA', 'DHE-RSA-AES128-SHA']) {
+      assert.equal(await handshake({ maxVersion: 'TLSv1.2', ciphers }), 'refused', ciphers);
+    }
+    assert.match(await handshake({ maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES128-GCM-SHA256' }), /^TLSv1\.2 ECDHE-(RSA|ECDSA)-AES128-GCM-SHA256$/);
+    assert.equal(await handshake({ maxVersion: 'TLSv1.1', minVersion: 'TLSv1' }), 'refused');
+    assert.match(await handshake({}), /^TLSv1\.3 TLS_/);
   });
 
   it('is refused by a plaintext client', async () => {

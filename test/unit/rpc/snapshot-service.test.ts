@@ -1,24 +1,24 @@
 // Tests for node-to-node snapshots: a replica's round trip between two in-process gRPC servers
-// over mutual TLS, the receiver's integrity checks (hash, size, truncation, applied sequence),
+// over mutual TLS, the receiver's integrity checks (hash, size, truncation, a missing trailer,
+// applied sequence),
 // and refusal of callers without a node certificate of the cluster CA.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { ensureNodePki, generateCa, type NodePki } from '../../../src/pki/node-pki.js';
 import { GrpcServer } from '../../../src/rpc/grpc-server.js';
 import { fetchSnapshot, grpcTarget, receiveSnapshot, SnapshotIntegrityError } from '../../../src/rpc/snapshot-client.js';
-import { SnapshotService, type WireSnapshotResponse } from '../../../src/rpc/snapshot-service.js';
+import { removeLeftCheckpoints, SnapshotService, type WireSnapshotResponse } from '../../../src/rpc/snapshot-service.js';
 import { APPLIED_SEQ_KEY } from '../../../src/store/keys.js';
 import type { KvStore } from '../../../src/store/kv.js';
 import { LevelKv } from '../../../src/store/level-kv.js';
-import { MemoryKv } from '../../../src/store/memory-kv.js';
-import { encodeSnapshot, SNAPSHOT_FORMAT_VERSION } from '../../../src/store/snapshot-content.js';
-import { openSnapshot } from '../../../src/store/kv-snapshot.js';
+import { checkpointLevelDb, dbFiles } from '../../../src/store/level-checkpoint.js';
+import { encodeFiles, SNAPSHOT_FORMAT_VERSION } from '../../../src/store/snapshot-content.js';
 import { makeLeaf } from '../../support/test-pki.js';
 
 async function all(kv: KvStore): Promise<[string, string][]> {
@@ -27,19 +27,37 @@ async function all(kv: KvStore): Promise<[string, string][]> {
   return out;
 }
 
-/** The wire messages a server would send for kv, optionally altered. */
-async function messagesOf(kv: KvStore, alter: { sha256?: Buffer; totalBytes?: number; appliedSeq?: number; dropLast?: number } = {}): Promise<WireSnapshotResponse[]> {
+/** The wire messages a server would send for the LevelDB at `dir`, optionally altered. */
+async function messagesOf(dir: string, alter: { sha256?: Buffer; totalBytes?: number; appliedSeq?: number; dropLast?: number; noTrailer?: boolean; extraFile?: [string, Buffer]; skip?: RegExp } = {}): Promise<WireSnapshotResponse[]> {
+  const checkpoint = `${dir}.checkpoint`;
+  const appliedSeq = await checkpointLevelDb(dir, checkpoint, APPLIED_SEQ_KEY);
   const chunks: Buffer[] = [];
-  for await (const chunk of encodeSnapshot(openSnapshot(kv))) chunks.push(chunk);
+  const files = (await dbFiles(checkpoint)).filter((name) => !alter.skip?.test(name));
+  for await (const chunk of encodeFiles(checkpoint, files)) chunks.push(chunk);
+  await rm(checkpoint, { recursive: true, force: true });
+  if (alter.extraFile) {
+    const [name, data] = alter.extraFile;
+    const head = Buffer.alloc(2 + name.length + 8);
+    head.writeUInt16BE(name.length, 0);
+    head.write(name, 2);
+    head.writeBigUInt64BE(BigInt(data.length), 2 + name.length);
+    chunks.unshift(head, data);
+  }
+  if (alter.dropLast) chunks.push(chunks.pop()!.subarray(0, -alter.dropLast));
   const content = Buffer.concat(chunks);
-  const sent = alter.dropLast ? content.subarray(0, content.length - alter.dropLast) : content;
-  const header = {
-    appliedSeq: String(alter.appliedSeq ?? Number(await kv.get(APPLIED_SEQ_KEY))), formatVersion: SNAPSHOT_FORMAT_VERSION,
-    totalBytes: String(alter.totalBytes ?? sent.length), sha256: alter.sha256 ?? createHash('sha256').update(sent).digest(),
-    keys: String((await all(kv)).length), nodeId: 'node-a',
-  };
-  const out: WireSnapshotResponse[] = [{ header }];
-  for (let at = 0; at < sent.length; at += 1000) out.push({ chunk: { data: sent.subarray(at, at + 1000) } });
+  const out: WireSnapshotResponse[] = [{
+    header: { appliedSeq: String(alter.appliedSeq ?? Number(appliedSeq)), formatVersion: SNAPSHOT_FORMAT_VERSION, nodeId: 'node-a' },
+  }];
+  // Pieces that do not line up with files: the receiver takes content split anywhere.
+  for (let at = 0; at < content.length; at += 100_003) out.push({ chunk: { data: content.subarray(at, at + 100_003) } });
+  if (!alter.noTrailer) {
+    out.push({
+      trailer: {
+        totalBytes: String(alter.totalBytes ?? content.length), sha256: alter.sha256 ?? createHash('sha256').update(content).digest(),
+        files: files.length + (alter.extraFile ? 1 : 0),
+      },
+    });
+  }
   return out;
 }
 
@@ -47,11 +65,12 @@ async function* iterate<T>(items: T[]): AsyncIterable<T> {
   for (const item of items) yield item;
 }
 
-async function sampleKv(): Promise<MemoryKv> {
-  const kv = new MemoryKv();
+/** An open LevelDB replica at `dir` with 30,000 records, applied up to 1234. */
+async function sampleKv(dir: string): Promise<LevelKv> {
+  const kv = new LevelKv({ path: dir });
   await kv.open();
   const ops = [{ type: 'put' as const, key: APPLIED_SEQ_KEY, value: '1234' }];
-  for (let i = 0; i < 3000; i++) ops.push({ type: 'put', key: `r\u0000identities\u0000id-${String(i).padStart(5, '0')}`, value: JSON.stringify({ name: `identity ${i} ✓`, n: i }) });
+  for (let i = 0; i < 30_000; i++) ops.push({ type: 'put', key: `r\u0000identities\u0000id-${String(i).padStart(5, '0')}`, value: JSON.stringify({ name: `identity ${i} ✓`, n: i }) });
   await kv.batch(ops);
   return kv;
 }
@@ -61,7 +80,7 @@ describe('SnapshotService', () => {
   let ca: ReturnType<typeof generateCa>;
   let pkiA: NodePki;
   let pkiB: NodePki;
-  let source: MemoryKv;
+  let source: LevelKv;
   let serverA: GrpcServer;
 
   before(async () => {
@@ -69,17 +88,18 @@ describe('SnapshotService', () => {
     ca = generateCa();
     pkiA = await ensureNodePki({ dir: join(root, 'pki-a'), hostnames: ['localhost'], ips: ['127.0.0.1'], ca });
     pkiB = await ensureNodePki({ dir: join(root, 'pki-b'), hostnames: ['localhost'], ips: ['127.0.0.1'], ca });
-    source = await sampleKv();
+    source = await sampleKv(join(root, 'a-replica'));
     serverA = await GrpcServer.start({
       listen: '127.0.0.1:0',
       tls: { certPem: pkiA.serverCertPem, keyPem: pkiA.serverKeyPem, caPem: pkiA.caCertPem },
       health: () => ({ serving: true, nodeId: 'node-a', appliedSeq: 1234 }),
-      services: [new SnapshotService({ kv: source, nodeId: 'node-a', caPem: pkiA.caCertPem, spoolDir: root }).binding()],
+      services: [new SnapshotService({ replicaDir: source.path, workDir: root, nodeId: 'node-a', caPem: pkiA.caCertPem }).binding()],
     });
   });
 
   after(async () => {
     await serverA.close();
+    await source.close();
     await rm(root, { recursive: true, force: true });
   });
 
@@ -87,7 +107,7 @@ describe('SnapshotService', () => {
     const tlsB = { certPem: pkiB.serverCertPem, keyPem: pkiB.serverKeyPem, caPem: pkiB.caCertPem };
     const got = await fetchSnapshot(serverA.address, tlsB, join(root, 'b-replica'));
     assert.equal(got.appliedSeq, 1234);
-    assert.equal(got.keys, 3001);
+    assert.ok(got.files >= 3, 'CURRENT, a MANIFEST and at least one table');
     assert.equal(got.nodeId, 'node-a');
     const copy = new LevelKv({ path: got.path });
     await copy.open();
@@ -95,7 +115,7 @@ describe('SnapshotService', () => {
       listen: '127.0.0.1:0',
       tls: tlsB,
       health: () => ({ serving: true, nodeId: 'node-b', appliedSeq: 1234 }),
-      services: [new SnapshotService({ kv: copy, nodeId: 'node-b', caPem: pkiB.caCertPem, spoolDir: root }).binding()],
+      services: [new SnapshotService({ replicaDir: copy.path, workDir: root, nodeId: 'node-b', caPem: pkiB.caCertPem }).binding()],
     });
     try {
       const tlsA = { certPem: pkiA.serverCertPem, keyPem: pkiA.serverKeyPem, caPem: pkiA.caCertPem };
@@ -109,6 +129,14 @@ describe('SnapshotService', () => {
       await serverB.close();
       await copy.close();
     }
+  });
+
+  it('leaves no checkpoint behind in its work directory, and removes one a crash left', async () => {
+    assert.deepEqual((await readdir(root)).filter((n) => n.startsWith('.snapshot-outgoing-')), [], 'transfers clean up after themselves');
+    await mkdir(join(root, '.snapshot-outgoing-left'), { recursive: true });
+    await removeLeftCheckpoints(root);
+    assert.equal(existsSync(join(root, '.snapshot-outgoing-left')), false);
+    assert.ok(existsSync(join(root, 'a-replica')), 'nothing else is touched');
   });
 
   it('refuses a caller whose certificate another CA issued', async () => {
@@ -141,17 +169,23 @@ describe('SnapshotService', () => {
 
 describe('receiveSnapshot', () => {
   let root: string;
-  let kv: MemoryKv;
+  let kv: LevelKv;
 
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 'weft-receive-'));
-    kv = await sampleKv();
+    kv = await sampleKv(join(root, 'source'));
   });
 
-  after(() => rm(root, { recursive: true, force: true }));
+  after(async () => {
+    await kv.close();
+    await rm(root, { recursive: true, force: true });
+  });
 
-  it('writes a verified copy', async () => {
-    const got = await receiveSnapshot(iterate(await messagesOf(kv)), join(root, 'good'));
+  it('writes a verified copy, sent in several chunks', async () => {
+    const messages = await messagesOf(kv.path);
+    assert.ok(messages.filter((m) => m.chunk).length > 1, 'the sample spans several chunks');
+    const got = await receiveSnapshot(iterate(messages), join(root, 'good'));
+    assert.equal(got.appliedSeq, 1234);
     const copy = new LevelKv({ path: got.path });
     await copy.open();
     assert.deepEqual(await all(copy), await all(kv));
@@ -159,24 +193,48 @@ describe('receiveSnapshot', () => {
   });
 
   it('fails with SnapshotIntegrityError when the SHA-256 does not match, and leaves nothing', async () => {
-    const messages = await messagesOf(kv, { sha256: createHash('sha256').update('something else').digest() });
+    const messages = await messagesOf(kv.path, { sha256: createHash('sha256').update('something else').digest() });
     await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'bad-hash')), (err) => err instanceof SnapshotIntegrityError && /SHA-256/.test(err.message));
     assert.equal(existsSync(join(root, 'bad-hash')), false);
     assert.equal(existsSync(join(root, 'bad-hash.partial')), false);
   });
 
-  it('fails when fewer bytes arrive than the header announced', async () => {
-    const messages = await messagesOf(kv, { totalBytes: 10_000_000 });
+  it('fails when the stream ends before its trailer', async () => {
+    const messages = await messagesOf(kv.path, { noTrailer: true });
+    await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'no-trailer')), (err) => err instanceof SnapshotIntegrityError && /before its trailer/.test(err.message));
+    assert.equal(existsSync(join(root, 'no-trailer')), false);
+  });
+
+  it('fails when fewer bytes arrive than the trailer announced', async () => {
+    const messages = await messagesOf(kv.path, { totalBytes: 10_000_000 });
     await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'short')), (err) => err instanceof SnapshotIntegrityError && /of the 10000000 bytes/.test(err.message));
   });
 
-  it('fails when the content ends inside a record', async () => {
-    const messages = await messagesOf(kv, { dropLast: 3 });
-    await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'cut')), (err) => err instanceof SnapshotIntegrityError && /inside a record/.test(err.message));
+  it('refuses a file sent twice', async () => {
+    const messages = await messagesOf(kv.path, { extraFile: ['CURRENT', Buffer.from('MANIFEST-999999\n')] });
+    await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'twice')), (err) => err instanceof SnapshotIntegrityError && /CURRENT comes twice/.test(err.message));
+  });
+
+  it('refuses a file name that is not a LevelDB file, and writes nothing outside the copy', async () => {
+    const messages = await messagesOf(kv.path, { extraFile: ['../escaped', Buffer.from('x')] });
+    await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'named')), (err) => err instanceof SnapshotIntegrityError && /not a LevelDB file name/.test(err.message));
+    assert.equal(existsSync(join(root, 'escaped')), false);
+    assert.equal(existsSync(join(root, 'named')), false);
+  });
+
+  it('fails when a file the copy needs is missing, though size and hash match', async () => {
+    const messages = await messagesOf(kv.path, { skip: /^MANIFEST-/ });
+    await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'missing')), (err) => err instanceof SnapshotIntegrityError && /does not open/.test(err.message));
+    assert.equal(existsSync(join(root, 'missing')), false);
+  });
+
+  it('fails when the content ends inside a file', async () => {
+    const messages = await messagesOf(kv.path, { dropLast: 3 });
+    await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'cut')), (err) => err instanceof SnapshotIntegrityError && /content ends inside/.test(err.message));
   });
 
   it('fails when the header names another applied sequence than the content holds', async () => {
-    const messages = await messagesOf(kv, { appliedSeq: 99 });
+    const messages = await messagesOf(kv.path, { appliedSeq: 99 });
     await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'seq')), (err) => err instanceof SnapshotIntegrityError && /applied sequence 1234/.test(err.message));
   });
 });
