@@ -27,8 +27,9 @@ const ONLY: Record<string, readonly string[]> = {
   'query/': ['query/', 'protocol/', 'domain/', 'store/', 'bus/', 'pki/', 'errors.ts'],
   // The gateway talks to the bus only: never the store, log, actors or workers.
   'gateway/': ['gateway/', 'bus/', 'protocol/', 'domain/', 'errors.ts', 'config.ts'],
-  // gRPC services: router posture streams (handing events to a callback) and store snapshots.
-  'rpc/': ['rpc/', 'protocol/', 'domain/', 'store/', 'errors.ts', 'logger.ts'],
+  // gRPC services: router posture streams (handing events to a callback) and store snapshots,
+  // served with the node's TLS policy (pki/).
+  'rpc/': ['rpc/', 'protocol/', 'domain/', 'store/', 'pki/', 'errors.ts', 'logger.ts'],
   // Node operations read the store and observe gateway requests; they never reach the actors.
   'ops/': ['ops/', 'store/', 'protocol/', 'domain/', 'gateway/', 'errors.ts', 'logger.ts'],
 };

@@ -223,10 +223,10 @@ export const QUERY_PROTOCOL: Protocol<QueryRequest> = {
   family: 'query',
   readers: {
     get: (m) => ({ op: m.op, kind: str(m, 'kind'), id: str(m, 'id'), viewer: viewer(m) }),
-    list: (m) => ({ op: m.op, kind: str(m, 'kind'), ...listing(m), stream: optBool(m, 'stream') === true }),
+    list: (m) => ({ op: m.op, kind: str(m, 'kind'), ...listing(m), stream: optBool(m, 'stream') }),
     related: (m) => {
       const parent = obj(m, 'parent');
-      return { op: m.op, parent: { kind: str(parent, 'kind'), id: str(parent, 'id') }, kind: str(m, 'kind'), ...listing(m), stream: optBool(m, 'stream') === true };
+      return { op: m.op, parent: { kind: str(parent, 'kind'), id: str(parent, 'id') }, kind: str(m, 'kind'), ...listing(m), stream: optBool(m, 'stream') };
     },
     listNext: (m) => ({ op: m.op, cursor: str(m, 'cursor') }),
     listClose: (m) => ({ op: m.op, cursor: str(m, 'cursor') }),
