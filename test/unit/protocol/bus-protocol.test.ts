@@ -144,4 +144,26 @@ describe('message readers', () => {
     assert.equal(read.op, 'loginCert');
     assert.deepEqual(read.op === 'loginCert' && [read.key, read.rid, read.deadline, read.authenticatorId, read.peerCerts], ['i1', 'r1', 5, 'a1', []]);
   });
+
+  it('reads the requester\'s applied sequence (seen) into the envelope, and refuses one that is not a number', () => {
+    const read = readMessage(IDENTITY_PROTOCOL, { key: 'i1', id: 'i1', op: 'enable', rid: 'r1', deadline: 5, seen: 42 });
+    assert.equal(read.seen, 42);
+    assert.throws(() => readMessage(IDENTITY_PROTOCOL, { key: 'i1', op: 'enable', seen: 'late' }), refusedWith('INVALID_MESSAGE', 400, 'seen'));
+  });
+
+  it('reads a streamed list and the cursor ops, and refuses a listNext without a cursor', () => {
+    const list = readMessage(QUERY_PROTOCOL, { op: 'related', parent: { kind: 'services', id: 's1' }, kind: 'terminators', stream: true });
+    assert.equal(list.op === 'related' && list.stream, true);
+    assert.deepEqual(readMessage(QUERY_PROTOCOL, { op: 'listClose', cursor: 'c1' }), { op: 'listClose', cursor: 'c1' });
+    assert.throws(() => readMessage(QUERY_PROTOCOL, { op: 'listNext' }), refusedWith('INVALID_MESSAGE', 400, 'cursor'));
+    assert.throws(() => readMessage(QUERY_PROTOCOL, { op: 'list', kind: 'services', stream: 'yes' }), refusedWith('INVALID_MESSAGE', 400, 'stream'));
+  });
+
+  it('reads a token enrollment and a TOTP token request, and refuses an enrollment without its signer', () => {
+    const enroll = readMessage(IDENTITY_PROTOCOL, { key: 'i1', op: 'enrollToken', body: { signerId: 'j1', claims: { sub: 'x' }, csr: 'PEM' } });
+    assert.deepEqual(enroll.op === 'enrollToken' && enroll.body, { signerId: 'j1', claims: { sub: 'x' }, csr: 'PEM' });
+    const totp = readMessage(IDENTITY_PROTOCOL, { key: 'i1', op: 'mfaTotpToken', code: '123456', apiSessionId: 'a1' });
+    assert.deepEqual(totp.op === 'mfaTotpToken' && [totp.code, totp.apiSessionId], ['123456', 'a1']);
+    assert.throws(() => readMessage(IDENTITY_PROTOCOL, { key: 'i1', op: 'enrollToken', body: { claims: {} } }), refusedWith('INVALID_MESSAGE', 400, 'signerId'));
+  });
 });
