@@ -59,6 +59,11 @@ const CATALOGUE: Record<string, CatalogueEntry> = {
   /** Weft's own: apply refused a write built from a read of an entity that has changed since
    * (an op's `expect`); the writer prepares it again, so a client sees it only after retries. */
   STALE_WRITE: { status: 409, message: 'the entity changed while this write was prepared; retry' },
+  /** Weft's own: a bus message the receiver cannot read (a field missing or of the wrong
+   * type); the cause names the field. */
+  INVALID_MESSAGE: { status: 400, message: 'The message is malformed, see cause' },
+  /** Weft's own: a bus message whose op its receiver does not serve (e.g. a newer node's). */
+  UNKNOWN_OPERATION: { status: 501, message: 'The operation is not implemented by the receiver, see cause' },
   RATE_LIMITED: { status: 429, message: 'The requested operation is rate limited, try again later' },
   SERVER_TOO_MANY_REQUESTS: {
     status: 429,

@@ -12,17 +12,17 @@ import { createCatalogActor, createEntityActor, type ActorDeps } from './actors/
 import { bootstrap } from './actors/bootstrap.js';
 import { EntityWriter } from './actors/entity-writer.js';
 import { Proposer } from './actors/proposer.js';
-import { QueryHandler } from './actors/query/query-handler.js';
+import { QueryHandler } from './query/query-handler.js';
 import { SessionKeeper } from './actors/session-keeper.js';
 import { postureRuntime, type Clock, type Timers } from './actors/posture/posture-runtime.js';
-import { RouterPresence } from './actors/router-presence.js';
+import { RouterPresence } from './rpc/router-presence.js';
 import type { Bus } from './bus/bus.js';
 import { MemoryBus } from './bus/memory-bus.js';
 import { NatsBus } from './bus/nats-bus.js';
 import { eventSubject, querySubject, type CommandScope } from './bus/subjects.js';
 import { ConfigError, helpText, isEntryPoint, loadConfig, splitAddress, type Config } from './config.js';
 import type { Command } from './domain/commands.js';
-import { RESOURCES, resourceOf } from './domain/registry.js';
+import { RESOURCES } from './domain/registry.js';
 import { createGateway } from './gateway/app.js';
 import { PRODUCT_VERSION } from './gateway/routes/info-routes.js';
 import { NodeClient } from './gateway/node-client.js';
@@ -48,7 +48,7 @@ import { TRACE_POSTURE, TraceRegistry } from './ops/trace-registry.js';
 import { GrpcServer } from './rpc/grpc-server.js';
 import { removeLeftCheckpoints, SnapshotService } from './rpc/snapshot-service.js';
 import { prepareReplica, SnapshotJoinError } from './cluster/snapshot-join.js';
-import { startPostureStreams } from './rpc/posture-streams.js';
+import { startPostureStreams } from './posture-streams.js';
 import { CachedKv } from './store/cached-kv.js';
 import { Replica } from './store/replica.js';
 import { WorkerPool } from './workers/pool.js';
@@ -188,7 +188,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const posture = postureRuntime({
     clock: hooks.clock,
     timers: hooks.timers,
-    tell: (identityId, msg) => client.command(resourceOf('identities'), String(msg.op), identityId, msg),
+    tell: (identityId, msg) => client.identity(msg.op, identityId),
     publishRevocation: (event) => void bus.publish(eventSubject('posture.revocations'), event).catch((err) => log.warn('revocation publish failed', { error: err })),
     observer: {
       count: (type, result, n = 1) => metrics.postureEvents.inc({ type, result }, n),

@@ -1,8 +1,7 @@
 // Which actor serves which key: one place that maps an actor family and key to its behaviour.
 // Entity families are keyed by entity id; the catalog family by resource kind.
 
-import type { Replica } from '../store/replica.js';
-import type { WorkerPool } from '../workers/pool.js';
+import type { ActorDeps } from './actor-deps.js';
 import type { Actor } from './actor-host.js';
 import { ApiSessionCertificateCatalog } from './api-session-certificate-catalog.js';
 import { AuthenticatorCatalog } from './authenticator-catalog.js';
@@ -13,42 +12,15 @@ import { ConfigCatalog } from './config-catalog.js';
 import { ConfigTypeCatalog } from './config-type-catalog.js';
 import { EnrollmentCatalog } from './credentials/enrollment-catalog.js';
 import { EdgeRouterCatalog } from './edge-router-catalog.js';
-import type { EntityWriter } from './entity-writer.js';
 import { ExternalJwtSignerCatalog } from './external-jwt-signer-catalog.js';
 import { IdentityActor } from './identity-actor.js';
 import { IdentityServiceConfigCatalog } from './identity-service-config-catalog.js';
-// Side effect: registers the hook that makes logins of MFA identities owe a TOTP code.
-import './mfa/mfa-session-fields.js';
 import { PostureCheckCatalog } from './posture-check-catalog.js';
-import type { PostureRuntime } from './posture/posture-runtime.js';
-import type { Proposer } from './proposer.js';
 import { RevocationCatalog } from './revocation-catalog.js';
 import { RouterCatalog } from './router-catalog.js';
 import { TerminatorCatalog } from './terminator-catalog.js';
-import type { NodeMetrics } from '../ops/node-metrics.js';
-import type { TraceRegistry } from '../ops/trace-registry.js';
 
-/** Everything an actor may use. Actors get the whole set; each takes what it needs. */
-export interface ActorDeps {
-  replica: Replica;
-  proposer: Proposer;
-  writer: EntityWriter;
-  pool: WorkerPool;
-  /** This node's id and its advertised API base URL (for enrollment JWTs and links). */
-  nodeId: string;
-  baseUrl: string;
-  /** The node's signing material (PEM), used for enrollment JWTs and client certificates. */
-  signer: { caCertPem: string; caKeyPem: string };
-  /** API base URLs of the online controllers (enrollment JWT `ctrls`); default [baseUrl]. */
-  controllers?: () => string[];
-  /** The posture feature's clock, timers, actor messaging and hooks (see posture-runtime). */
-  posture?: PostureRuntime;
-  /** Identity traces (node-local): `traces.isTraced(identityId, 'posture')` gives the traceId of
-   * a traced identity, `traces.trace(identityId, 'posture', msg, fields)` logs with it. */
-  traces?: TraceRegistry;
-  /** The node's metrics, e.g. `metrics.postureEvents.inc({ type, result })`. */
-  metrics?: NodeMetrics;
-}
+export type { ActorDeps };
 
 /** The actor for an entity-family key (`identity` → id). */
 export function createEntityActor(family: string, id: string, deps: ActorDeps): Actor {

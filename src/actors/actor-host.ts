@@ -8,6 +8,7 @@ import type { Bus, Subscription } from '../bus/bus.js';
 import { DEFAULT_SHARD_COUNT, kindWildcard, shardOf, shardSubject, type CommandScope } from '../bus/subjects.js';
 import { commandReply } from '../bus/command-reply.js';
 import { ApiError } from '../errors.js';
+import { invalidMessage } from '../protocol/v1/message-fields.js';
 import { Mailbox } from './mailbox.js';
 import { commandContextOf, withCommandContext } from './request-context.js';
 
@@ -136,7 +137,7 @@ export class ActorHost {
 
   private dispatch(slots: Map<string, Slot>, create: (key: string) => Actor, msg: ActorMessage): Promise<unknown> {
     if (typeof msg?.key !== 'string' || typeof msg.op !== 'string') {
-      return Promise.reject(new ApiError('UNHANDLED', { code: 'UNHANDLED', message: 'malformed actor message' }));
+      return Promise.reject(invalidMessage(typeof msg?.key !== 'string' ? 'key' : 'op', typeof msg?.key !== 'string' ? msg?.key : msg.op, 'an actor message has a string key and op'));
     }
     if (this.inFlight >= (this.opts.maxInFlight ?? Infinity)) {
       this.opts.onReject?.('inFlight');

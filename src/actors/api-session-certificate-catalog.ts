@@ -6,7 +6,7 @@ import { X509Certificate } from 'node:crypto';
 import { newId } from '../domain/ids.js';
 import { SESSION_CERT_HOURS } from '../domain/resources/api-session-certificates.js';
 import { ApiError } from '../errors.js';
-import type { ActorDeps } from './actor-factory.js';
+import type { ActorDeps } from './actor-deps.js';
 import { CatalogActor } from './catalog-actor.js';
 import { signWithNodeCa } from './credentials/credential-deps.js';
 

@@ -2,10 +2,12 @@
 // (stored only as its SHA-256), the session record, and the client's env/sdk info on the
 // identity, in one command. Hooks let features add fields (e.g. MFA required).
 
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Entity, Op } from '../domain/commands.js';
 import { newId } from '../domain/ids.js';
+import { hashToken } from '../domain/session-token.js';
 import type { Replica } from '../store/replica.js';
+import { mfaSessionFields } from './mfa/mfa-session-fields.js';
 import type { Proposer } from './proposer.js';
 
 /** What a successful login returns to the gateway: the token is shown once, never stored. */
@@ -25,17 +27,9 @@ export interface SessionRequest {
 /** Adds fields to a new API session (e.g. `isMfaRequired`), decided from the identity. */
 export type SessionFieldsHook = (identity: Entity, replica: Replica) => Promise<Record<string, unknown>>;
 
-const hooks: SessionFieldsHook[] = [];
-
-/** Registers a hook run for every new API session (features call this once at load). */
-export function addSessionFieldsHook(hook: SessionFieldsHook): void {
-  hooks.push(hook);
-}
-
-/** API-session tokens are looked up by their SHA-256; the token itself is never stored. */
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
+/** Every feature that adds fields to a new API session, named here rather than registered as
+ * a side effect of an import: a login must never skip one because a module was not loaded. */
+const SESSION_FIELDS: readonly SessionFieldsHook[] = [mfaSessionFields];
 
 export async function createApiSession(
   deps: { replica: Replica; proposer: Proposer },
@@ -61,7 +55,7 @@ export async function createApiSession(
     isMfaComplete: false,
     lastActivityAt: at,
   };
-  for (const hook of hooks) Object.assign(session, await hook(identity, deps.replica));
+  for (const hook of SESSION_FIELDS) Object.assign(session, await hook(identity, deps.replica));
   const ops: Op[] = [{ op: 'create', kind: 'api-sessions', record: session }, ...extraOps];
   const info: Record<string, unknown> = {};
   if (request.envInfo && typeof request.envInfo === 'object') info.envInfo = request.envInfo;

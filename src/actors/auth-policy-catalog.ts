@@ -6,7 +6,7 @@ import { prepareAuthPolicy } from '../domain/auth-policy-rules.js';
 import type { Entity } from '../domain/commands.js';
 import { ApiError } from '../errors.js';
 import { CatalogActor } from './catalog-actor.js';
-import type { ActorDeps } from './actor-factory.js';
+import type { ActorDeps } from './actor-deps.js';
 
 const KIND = 'auth-policies';
 

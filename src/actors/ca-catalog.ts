@@ -8,8 +8,8 @@ import { ApiError, fieldError } from '../errors.js';
 import { caJwks, estCaCerts } from '../pki/ca-documents.js';
 import { signCaEnrollmentJwt, signNetworkJwt } from '../pki/enrollment-jwt.js';
 import { CatalogActor } from './catalog-actor.js';
-import type { ActorDeps } from './actor-factory.js';
-import { certFingerprint, commonNameOf, isIssuedBy, parseCertificates, pemBlocks } from './ca-certificates.js';
+import type { ActorDeps } from './actor-deps.js';
+import { certFingerprint, commonNameOf, isIssuedBy, parseCertificates, pemBlocks } from '../pki/ca-certificates.js';
 
 const KIND = 'cas';
 

@@ -2,7 +2,7 @@
 // kind may override (defaults: the generic EntityWriter), plus extra operations by name.
 // Stateless: it only serialises the kind's commands.
 
-import { ApiError } from '../errors.js';
+import { unknownOperation } from '../protocol/v1/message-fields.js';
 import type { Actor, ActorMessage } from './actor-host.js';
 import type { EntityWriter } from './entity-writer.js';
 
@@ -36,7 +36,7 @@ export class CatalogActor implements Actor {
         return this.remove(id);
     }
     const extra = this.extra[msg.op];
-    if (!extra) throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown ${this.kind} operation ${msg.op}` });
+    if (!extra) throw unknownOperation(this.kind, msg.op);
     return extra(id, msg);
   }
 

@@ -3,7 +3,7 @@
 
 import type { Entity, Op } from '../domain/commands.js';
 import { routerPolicyName } from '../domain/router-rules.js';
-import type { ActorDeps } from './actor-factory.js';
+import type { ActorDeps } from './actor-deps.js';
 import { RouterCatalog } from './router-catalog.js';
 
 export class EdgeRouterCatalog extends RouterCatalog {

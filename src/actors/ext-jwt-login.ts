@@ -7,7 +7,7 @@ import { extJwtError } from '../domain/ext-jwt-failures.js';
 import { isDisabled } from '../domain/identity-state.js';
 import type { ActorMessage } from './actor-host.js';
 import { createApiSession, type LoginResult, type SessionRequest } from './api-session-factory.js';
-import type { IdentityActorDeps } from './identity-actor.js';
+import type { IdentityActorDeps } from './actor-deps.js';
 
 interface ExtJwtPolicy {
   allowed?: boolean;

@@ -5,8 +5,8 @@
 import { prepareSignerValues } from '../domain/ext-jwt-signer-rules.js';
 import { fieldError } from '../errors.js';
 import { CatalogActor } from './catalog-actor.js';
-import type { ActorDeps } from './actor-factory.js';
-import { certFingerprint, commonNameOf, parseCertificates } from './ca-certificates.js';
+import type { ActorDeps } from './actor-deps.js';
+import { certFingerprint, commonNameOf, parseCertificates } from '../pki/ca-certificates.js';
 
 const KIND = 'external-jwt-signers';
 

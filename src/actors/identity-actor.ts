@@ -4,22 +4,19 @@
 import type { Entity, Op } from '../domain/commands.js';
 import { disableFields, isDisabled } from '../domain/identity-state.js';
 import { ApiError, fieldError } from '../errors.js';
+import { dispatch, readMessage, type HandlerTable, type MessageOf } from '../protocol/v1/handler-table.js';
+import { IDENTITY_PROTOCOL, type IdentityCommand } from '../protocol/v1/identity-commands.js';
 import type { Actor, ActorMessage } from './actor-host.js';
-import { createApiSession, type LoginResult, type SessionRequest } from './api-session-factory.js';
-import type { CredentialDeps } from './credentials/credential-deps.js';
+import { createApiSession, type LoginResult } from './api-session-factory.js';
+import type { IdentityActorDeps } from './actor-deps.js';
 import { createIdentity } from './credentials/identity-create.js';
 import { handleCredentialCommand } from './credentials/identity-credentials.js';
 import { loginExtJwt } from './ext-jwt-login.js';
 import { handleMfaCommand } from './mfa/mfa-commands.js';
 import { createTotpToken } from './mfa/totp-token.js';
 import { handlePostureCommand } from './posture/posture-commands.js';
-import type { PostureRuntime } from './posture/posture-runtime.js';
 
-/** What the identity actor needs: the credential functions' dependencies, and posture's. */
-export interface IdentityActorDeps extends CredentialDeps {
-  /** Clock, timers and messaging of the posture feature (defaults: real time, no timers). */
-  posture?: PostureRuntime;
-}
+export type { IdentityActorDeps };
 
 export class IdentityActor implements Actor {
   private failedAttempts = 0;
@@ -36,54 +33,48 @@ export class IdentityActor implements Actor {
     return this.failedAttempts === 0 && this.features.size === 0;
   }
 
+  /** Runs one command of the identity family: a malformed message is 400 INVALID_MESSAGE, an
+   * unknown op 501 UNKNOWN_OPERATION. */
   async handle(msg: ActorMessage): Promise<unknown> {
-    const { writer } = this.deps;
-    switch (msg.op) {
-      case 'create':
-        return createIdentity(this.deps, this.id, msg.body);
-      case 'replace':
-        return writer.replace('identities', this.id, msg.body);
-      case 'patch':
-        return writer.patch('identities', this.id, msg.body);
-      case 'delete':
-        return writer.delete('identities', this.id);
-      case 'disable':
-        return this.disable(msg.body);
-      case 'enable':
-        return this.enable();
-      case 'loginPassword':
-        return this.loginPassword(msg);
-      case 'enroll':
-      case 'enrollCa':
-      case 'enrollToken':
-      case 'loginCert':
-      case 'extendCert':
-      case 'extendCertVerify':
-        return handleCredentialCommand(this.deps, this.id, msg);
-      case 'loginExtJwt':
-        return loginExtJwt(this.id, this.deps, msg);
-      case 'mfaEnroll':
-      case 'mfaVerify':
-      case 'mfaAuthenticate':
-      case 'mfaRegenerateCodes':
-      case 'mfaDelete':
-      case 'mfaRemove':
-        return handleMfaCommand({ identityId: this.id, replica: this.deps.replica, proposer: this.deps.proposer }, msg);
-      case 'mfaTotpToken':
-        return createTotpToken(this.deps, this.id, msg);
-      case 'postureResponses':
-      case 'postureSnapshot':
-      case 'postureData':
-      case 'failedServiceRequests':
-      case 'postureTimer':
-      case 'postureReevaluate':
-      case 'postureForget':
-      case 'createSession':
-      case 'deleteSession':
-        return handlePostureCommand(this, msg);
-      default:
-        throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown identity operation ${msg.op}` });
-    }
+    return dispatch(IdentityActor.handlers, readMessage(IDENTITY_PROTOCOL, msg), this);
+  }
+
+  /** One handler per op of the identity family (a missing one does not compile). */
+  private static readonly handlers: HandlerTable<IdentityCommand, IdentityActor> = {
+    create: (m, actor) => createIdentity(actor.deps, actor.id, m.body),
+    replace: (m, actor) => actor.deps.writer.replace('identities', actor.id, m.body),
+    patch: (m, actor) => actor.deps.writer.patch('identities', actor.id, m.body),
+    delete: (_m, actor) => actor.deps.writer.delete('identities', actor.id),
+    disable: (m, actor) => actor.disable(m.body),
+    enable: (_m, actor) => actor.enable(),
+    loginPassword: (m, actor) => actor.loginPassword(m),
+    enroll: (m, actor) => handleCredentialCommand(actor.deps, actor.id, m),
+    enrollCa: (m, actor) => handleCredentialCommand(actor.deps, actor.id, m),
+    enrollToken: (m, actor) => handleCredentialCommand(actor.deps, actor.id, m),
+    loginCert: (m, actor) => handleCredentialCommand(actor.deps, actor.id, m),
+    extendCert: (m, actor) => handleCredentialCommand(actor.deps, actor.id, m),
+    extendCertVerify: (m, actor) => handleCredentialCommand(actor.deps, actor.id, m),
+    loginExtJwt: (m, actor) => loginExtJwt(actor.id, actor.deps, m),
+    mfaEnroll: (m, actor) => actor.mfa(m),
+    mfaVerify: (m, actor) => actor.mfa(m),
+    mfaAuthenticate: (m, actor) => actor.mfa(m),
+    mfaRegenerateCodes: (m, actor) => actor.mfa(m),
+    mfaDelete: (m, actor) => actor.mfa(m),
+    mfaRemove: (m, actor) => actor.mfa(m),
+    mfaTotpToken: (m, actor) => createTotpToken(actor.deps, actor.id, m),
+    postureResponses: (m, actor) => handlePostureCommand(actor, m),
+    postureSnapshot: (m, actor) => handlePostureCommand(actor, m),
+    postureData: (m, actor) => handlePostureCommand(actor, m),
+    failedServiceRequests: (m, actor) => handlePostureCommand(actor, m),
+    postureTimer: (m, actor) => handlePostureCommand(actor, m),
+    postureReevaluate: (m, actor) => handlePostureCommand(actor, m),
+    postureForget: (m, actor) => handlePostureCommand(actor, m),
+    createSession: (m, actor) => handlePostureCommand(actor, m),
+    deleteSession: (m, actor) => handlePostureCommand(actor, m),
+  };
+
+  private mfa(msg: ActorMessage): Promise<unknown> {
+    return handleMfaCommand({ identityId: this.id, replica: this.deps.replica, proposer: this.deps.proposer }, msg);
   }
 
   private async existing(): Promise<Entity> {
@@ -121,9 +112,9 @@ export class IdentityActor implements Actor {
     return {};
   }
 
-  private async loginPassword(msg: ActorMessage): Promise<LoginResult> {
+  private async loginPassword(msg: MessageOf<IdentityCommand, 'loginPassword'>): Promise<LoginResult> {
     const { replica, pool } = this.deps;
-    const authenticator = await replica.get('authenticators', String(msg.authenticatorId));
+    const authenticator = await replica.get('authenticators', msg.authenticatorId);
     const identity = await replica.get('identities', this.id);
     if (!identity || !authenticator || authenticator.identityId !== this.id || authenticator.method !== 'updb') {
       throw new ApiError('INVALID_AUTH');
@@ -131,14 +122,14 @@ export class IdentityActor implements Actor {
     const policy = await replica.get('auth-policies', String(identity.authPolicyId ?? 'default'));
     const updbPolicy = (policy?.primary as { updb?: Record<string, unknown> } | undefined)?.updb ?? {};
     if (updbPolicy.allowed === false) throw new ApiError('INVALID_AUTH', { code: 'UNHANDLED', message: 'updb authentication is not allowed by the auth policy' });
-    const ok = await pool.verifyPassword(String(msg.password), String(authenticator.passwordHash), String(authenticator.salt));
+    const ok = await pool.verifyPassword(msg.password, String(authenticator.passwordHash), String(authenticator.salt));
     if (!ok) {
       await this.countFailure(updbPolicy);
       throw new ApiError('INVALID_AUTH');
     }
     if (isDisabled(identity)) throw new ApiError('INVALID_AUTH', { code: 'UNHANDLED', message: 'the identity is disabled' });
     this.failedAttempts = 0;
-    return createApiSession(this.deps, identity, authenticator.id, msg as SessionRequest);
+    return createApiSession(this.deps, identity, authenticator.id, msg);
   }
 
   /** Lockout: the failure that reaches maxAttempts disables the identity for the policy's duration. */

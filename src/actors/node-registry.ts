@@ -4,27 +4,9 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import type { Bus, Subscription } from '../bus/bus.js';
 import { eventSubject } from '../bus/subjects.js';
+import type { KnownNode, NodeAnnouncement, NodeDirectory } from '../protocol/v1/node-announcements.js';
 
-/** What a node announces about itself. Times are ISO-8601 UTC. */
-export interface NodeAnnouncement {
-  id: string;
-  /** https://host:port clients use to reach the node's APIs. */
-  baseUrl: string;
-  /** Where routers reach the node (`tls:host:port` of its gRPC server); null until known. */
-  ctrlAddress: string | null;
-  /** The node's server certificate (PEM) and its fingerprint (hex SHA-1 of the DER). */
-  certPem: string;
-  fingerprint: string;
-  /** When this node process started (joined the cluster). */
-  startedAt: string;
-}
-
-/** A known node: its last announcement and when it was last heard from (epoch ms). */
-export interface KnownNode extends NodeAnnouncement {
-  lastSeenMs: number;
-  isOnline: boolean;
-  isLocal: boolean;
-}
+export type { KnownNode, NodeAnnouncement, NodeDirectory };
 
 export interface NodeRegistryOptions {
   /** Milliseconds between heartbeats (default 5000). */
@@ -36,14 +18,6 @@ export interface NodeRegistryOptions {
 }
 
 export const HEARTBEAT_TOPIC = 'nodes.heartbeat';
-
-/** Who the controllers are, as GET /controllers and enrollment JWTs need it. */
-export interface NodeDirectory {
-  /** Every known node, this one first. */
-  list(): KnownNode[];
-  /** The API base URLs of the online nodes, this one first. */
-  onlineUrls(): string[];
-}
 
 export class NodeRegistry implements NodeDirectory {
   private readonly peers = new Map<string, { node: NodeAnnouncement; lastSeenMs: number }>();

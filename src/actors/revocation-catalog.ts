@@ -4,7 +4,7 @@
 // A JTI revocation is only stored: Weft's sessions are not JWTs.
 
 import type { Op } from '../domain/commands.js';
-import type { ActorDeps } from './actor-factory.js';
+import type { ActorDeps } from './actor-deps.js';
 import { CatalogActor } from './catalog-actor.js';
 
 const KIND = 'revocations';

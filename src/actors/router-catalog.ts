@@ -8,7 +8,7 @@ import { resourceOf } from '../domain/registry.js';
 import { ApiError } from '../errors.js';
 import { signEnrollmentJwt } from '../pki/enrollment-jwt.js';
 import { CatalogActor } from './catalog-actor.js';
-import type { ActorDeps } from './actor-factory.js';
+import type { ActorDeps } from './actor-deps.js';
 import { enrollRouter, extendRouterEnrollment } from './credentials/router-enroll.js';
 
 /** Upstream's default `edge.enrollment.edgeRouter.duration`. */

@@ -4,7 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { KV, KvEntry, NatsConnection, QueuedIterator } from 'nats';
-import type { KnownNode, NodeAnnouncement, NodeDirectory } from '../actors/node-registry.js';
+import type { KnownNode, NodeAnnouncement, NodeDirectory } from '../protocol/v1/node-announcements.js';
 import { openKv } from './kv-bucket.js';
 import { membersBucket } from './cluster-names.js';
 

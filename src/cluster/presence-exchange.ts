@@ -2,7 +2,7 @@
 // once on a change, and every few seconds), and keeps what the other live members publish, so a
 // router is online while it is connected to any node. Reports of departed nodes are dropped.
 
-import type { RouterPresence } from '../actors/router-presence.js';
+import type { RouterPresence } from '../rpc/router-presence.js';
 import type { Bus, Subscription } from '../bus/bus.js';
 import { eventSubject } from '../bus/subjects.js';
 

@@ -5,30 +5,12 @@ import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { DATA_STREAM_HEAD, dataStreamTail, sendData, sendDataStream } from './envelope.js';
 import type { NodeClient } from './node-client.js';
-
-/** A list page as the query handler returns it. */
-export interface ListReply {
-  data: unknown;
-  meta: Record<string, unknown>;
-}
-
-/** An unpaged list's first answer: its cursor, and meta without totalCount. */
-interface CursorReply {
-  cursor: string;
-  meta: { pagination: Record<string, unknown> } & Record<string, unknown>;
-}
-
-/** One chunk (see ListChunk in the query handler's list cursors). */
-interface ChunkReply {
-  items: string;
-  done: boolean;
-  total: number;
-}
+import type { ListCursorReply, QueryRequest } from '../protocol/v1/query-messages.js';
 
 /** Answers a `list` or `related` query: a page as it is, an unpaged list as a stream whose
  * bytes are what sendData would have written for the whole list. */
-export async function sendList(ctx: Context, node: NodeClient, msg: Record<string, unknown>): Promise<void> {
-  const reply = await node.query<ListReply | CursorReply>({ ...msg, stream: true });
+export async function sendList(ctx: Context, node: NodeClient, msg: Extract<QueryRequest, { op: 'list' | 'related' }>): Promise<void> {
+  const reply = await node.query({ ...msg, stream: true as const });
   if (!('cursor' in reply)) return sendData(ctx, reply.data, reply.meta);
   sendDataStream(ctx, new ListBody(node, reply));
 }
@@ -41,7 +23,7 @@ class ListBody extends Readable {
 
   constructor(
     private readonly node: NodeClient,
-    private readonly opened: CursorReply,
+    private readonly opened: ListCursorReply,
   ) {
     super();
   }
@@ -58,7 +40,7 @@ class ListBody extends Readable {
       return;
     }
     for (;;) {
-      const chunk = await this.node.query<ChunkReply>({ op: 'listNext', cursor: this.opened.cursor });
+      const chunk = await this.node.query({ op: 'listNext', cursor: this.opened.cursor });
       const items = chunk.items === '' ? '' : `${this.first ? '' : ','}${chunk.items}`;
       if (items) this.first = false;
       if (chunk.done) {

@@ -5,8 +5,11 @@ import { randomUUID } from 'node:crypto';
 import type { Bus } from '../bus/bus.js';
 import { readCommandReply } from '../bus/command-reply.js';
 import { DEFAULT_SHARD_COUNT, entitySubject, querySubject, type CommandScope } from '../bus/subjects.js';
+import { resourceOf } from '../domain/registry.js';
 import type { ResourceDecl } from '../domain/resource.js';
 import { ApiError, fromWire, NO_RESPONDERS, type WireError } from '../errors.js';
+import type { IdentityOp, IdentityPayload, IdentityReply } from '../protocol/v1/identity-commands.js';
+import type { AnyQuery, QueryReply, QueryRequest } from '../protocol/v1/query-messages.js';
 
 function causeCode(err: ApiError): unknown {
   return (err.apiCause as { code?: unknown } | undefined)?.code;
@@ -67,14 +70,19 @@ export class NodeClient {
     return this.opts.recover !== undefined;
   }
 
-  /** A read answered from this node's replica. */
-  query<T = unknown>(msg: Record<string, unknown>): Promise<T> {
-    return this.bus.request(this.querySubject, msg) as Promise<T>;
+  /** A read answered from this node's replica (see QueryRequest for the messages). */
+  query<M extends AnyQuery>(msg: M): Promise<QueryReply<M>> {
+    return this.bus.request(this.querySubject, msg) as Promise<QueryReply<M>>;
   }
 
   /** A read whose answer is wanted as JSON text, to be written into a response unparsed. */
-  queryJson(msg: Record<string, unknown>): Promise<string> {
+  queryJson(msg: QueryRequest): Promise<string> {
     return this.bus.request(this.querySubject, msg, { raw: true }) as Promise<string>;
+  }
+
+  /** A command for identity `id`'s actor (see IdentityCommand for the messages). */
+  identity<Op extends IdentityOp>(op: Op, id: string, ...payload: {} extends IdentityPayload<Op> ? [IdentityPayload<Op>?] : [IdentityPayload<Op>]): Promise<IdentityReply<Op>> {
+    return this.command<IdentityReply<Op>>(resourceOf('identities'), op, id, (payload[0] ?? {}) as Record<string, unknown>);
   }
 
   /** A command for the actor that owns `id` of this kind (entity actor or kind catalog). */

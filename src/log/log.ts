@@ -1,14 +1,9 @@
 // The Log contract: an ordered, durable sequence of commands. Every node applies all of it to
 // its replica. Implementations: LocalLog (LevelDB on this node) and, for clusters, JetStream.
 
-/** One entry: its sequence (1, 2, 3, ... with no gaps) and the command data. */
-export interface LogEntry<C = unknown> {
-  seq: number;
-  command: C;
-  /** When the log stored the entry (epoch ms), as the log itself recorded it, so every node sees
-   * the same value: JetStreamLog sets the server's timestamp; LocalLog leaves it undefined. */
-  timeMs?: number;
-}
+import type { LogEntry } from '../domain/log-entry.js';
+
+export type { LogEntry };
 
 export interface Log<C = unknown> {
   open(): Promise<void>;

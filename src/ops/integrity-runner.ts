@@ -5,7 +5,6 @@
 import type { Op, Repair } from '../domain/commands.js';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { Proposer } from '../actors/proposer.js';
 import { checkIntegrity, type IntegrityProblem } from '../store/integrity.js';
 import { APPLIED_SEQ_KEY } from '../store/keys.js';
 import { openSnapshot } from '../store/kv-snapshot.js';
@@ -30,7 +29,8 @@ export interface IntegrityDetails {
 
 export interface IntegrityRunnerOptions {
   replica: Replica;
-  proposer: Proposer;
+  /** Proposes the repairs as one command (the node's Proposer). */
+  proposer: { propose(ops: Op[]): Promise<unknown> };
   /** Takes a backup before a fix writes anything (upstream snapshots the DB first). */
   backup?: () => Promise<unknown>;
   log?: Logger;

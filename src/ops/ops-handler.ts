@@ -3,6 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { parseTraceRequest } from '../domain/trace-spec.js';
+import { unknownOperation } from '../protocol/v1/message-fields.js';
 import { ApiError } from '../errors.js';
 import type { Replica } from '../store/replica.js';
 import type { IntegrityRunner } from './integrity-runner.js';
@@ -31,7 +32,7 @@ export class OpsHandler {
       case 'ops.trace':
         return this.trace(String(msg.identityId ?? ''), msg.spec);
       default:
-        throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown operation ${String(msg.op)}` });
+        throw unknownOperation('ops', msg.op);
     }
   }
 

@@ -3,17 +3,14 @@
 // revocations of identities the router reported are pushed. Online while a stream is open.
 
 import * as grpc from '@grpc/grpc-js';
-import type { RouterConnection, RouterPresence } from '../actors/router-presence.js';
+import type { RouterConnection, RouterPresence } from './router-presence.js';
+import type { PostureSubmitResult } from '../protocol/v1/identity-commands.js';
 import { loadProto } from './proto-path.js';
 import type { GrpcServiceBinding } from './grpc-server.js';
 import { RouterAuthError, type RouterAuthenticator, type RouterPeer } from './router-auth.js';
 import { fromWireResponse, type WireAccessChange, type WirePostureEvent, type WirePostureUpdate } from './posture-wire.js';
 
-/** What a submission answers (the identity actor's `postureResponses`). */
-export interface PostureSubmitResult {
-  services: { id: string; name: string; postureQueryType: string; timeout: number; timeoutRemaining: number }[];
-  revokedSessionIds: string[];
-}
+export type { PostureSubmitResult };
 
 /** A revocation as the identity actors announce it. */
 export interface Revocation {

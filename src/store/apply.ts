@@ -10,6 +10,7 @@ import { CASCADES, guardDelete } from '../domain/rules.js';
 import { countKey, idFromIndexKey, indexKey, indexValueRange, recordKey, uniqueKey } from './keys.js';
 import { checkListReferences, stripListReferences } from './list-references.js';
 import { applyRepair, type RepairHelpers } from './integrity-repair.js';
+import type { ApplyContext } from './apply-context.js';
 import type { Transaction } from './transaction.js';
 
 /** Applies every op of the command to tx; throws an ApiError to reject the whole command.
@@ -38,15 +39,7 @@ async function checkExpectations(tx: Transaction, ops: Op[]): Promise<void> {
   }
 }
 
-/** What every step of one command's apply shares: its transaction, its time and its counts. */
-export interface ApplyContext {
-  tx: Transaction;
-  /** The command's decided time (used for updatedAt of entities changed as a side effect). */
-  at: string;
-  bump: (kind: string, delta: number) => void;
-  /** The kind's entity count as this command sees it (the replica's count plus bumps so far). */
-  count?: (kind: string) => Promise<number>;
-}
+export type { ApplyContext };
 
 async function applyOp(ctx: ApplyContext, op: Op): Promise<void> {
   const { tx } = ctx;

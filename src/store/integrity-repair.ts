@@ -7,7 +7,7 @@ import { hasResource, resourceOf } from '../domain/registry.js';
 import type { ResourceDecl } from '../domain/resource.js';
 import { ApiError } from '../errors.js';
 import { syncPolicy } from './access-index.js';
-import type { ApplyContext } from './apply.js';
+import type { ApplyContext } from './apply-context.js';
 import { isJustified, justifiedPolicyList, readRecord, referencedIds, refRules, withoutMissing, type EntriesOf, type RefRule } from './integrity-rules.js';
 import { countKey, recordKey, recordRange } from './keys.js';
 import type { Transaction } from './transaction.js';

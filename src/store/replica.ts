@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import { ApiError, toApiError } from '../errors.js';
 import type { ApplyResult, Command, Entity } from '../domain/commands.js';
 import { RESOURCES } from '../domain/registry.js';
-import type { LogEntry } from '../log/log.js';
+import type { LogEntry } from '../domain/log-entry.js';
 import { applyCommand } from './apply.js';
 import {
   APPLIED_SEQ_KEY,

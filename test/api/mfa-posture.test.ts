@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createGuardrails, generateSync } from 'otplib';
-import { setMfaClock } from '../../src/actors/mfa/mfa-clock.js';
+import { setMfaClock } from '../../src/domain/mfa-clock.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { startTestNode, type TestNode } from '../support/test-node.js';
 

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { inflateSync } from 'node:zlib';
 import { createGuardrails, generateSync } from 'otplib';
 import { Agent, request } from 'undici';
-import { setMfaClock } from '../../src/actors/mfa/mfa-clock.js';
+import { setMfaClock } from '../../src/domain/mfa-clock.js';
 import { startTestNode, type ApiClient, type ApiResponse, type TestNode } from '../support/test-node.js';
 
 const MFA_QUERY = { typeId: 'MFA', provider: 'ziti', format: 'alphaNumeric', httpMethod: 'POST', httpUrl: './authenticate/mfa', minLength: 4, maxLength: 6 };

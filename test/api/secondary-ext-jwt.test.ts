@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { importPKCS8, SignJWT } from 'jose';
 import { createGuardrails, generateSync } from 'otplib';
-import { setMfaClock } from '../../src/actors/mfa/mfa-clock.js';
+import { setMfaClock } from '../../src/domain/mfa-clock.js';
 import { certLogin } from '../support/mtls.js';
 import { startTestNode, type ApiClient, type ApiResponse, type TestNode } from '../support/test-node.js';
 import { makeLeaf, makeSelfSigned, type TestCert } from '../support/test-pki.js';

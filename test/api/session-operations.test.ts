@@ -7,7 +7,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createLocalJWKSet, decodeProtectedHeader, importPKCS8, jwtVerify, SignJWT } from 'jose';
 import { createGuardrails, generateSync } from 'otplib';
-import { setMfaClock } from '../../src/actors/mfa/mfa-clock.js';
+import { setMfaClock } from '../../src/domain/mfa-clock.js';
 import { createCsr, newKey } from '../support/csr.js';
 import { makeSelfSigned } from '../support/test-pki.js';
 import { startTestNode, type TestNode } from '../support/test-node.js';

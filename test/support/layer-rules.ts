@@ -21,14 +21,25 @@ const ONLY: Record<string, readonly string[]> = {
   'domain/': ['domain/', 'errors.ts'],
   'workers/': ['workers/', 'domain/', 'errors.ts'],
   'bus/': ['bus/', 'errors.ts'],
+  // The bus protocol: message types and their readers, shared by both sides of the bus.
+  'protocol/': ['protocol/', 'errors.ts'],
+  // The read side: answers from the replica, never reaches the write side (actors, log, workers).
+  'query/': ['query/', 'protocol/', 'domain/', 'store/', 'bus/', 'pki/', 'errors.ts'],
   // The gateway talks to the bus only: never the store, log, actors or workers.
-  'gateway/': ['gateway/', 'bus/', 'domain/', 'errors.ts', 'config.ts'],
+  'gateway/': ['gateway/', 'bus/', 'protocol/', 'domain/', 'errors.ts', 'config.ts'],
+  // gRPC services: router posture streams (handing events to a callback) and store snapshots,
+  // served with the node's TLS policy (pki/).
+  'rpc/': ['rpc/', 'protocol/', 'domain/', 'store/', 'pki/', 'errors.ts', 'logger.ts'],
+  // Node operations read the store and observe gateway requests; they never reach the actors.
+  'ops/': ['ops/', 'store/', 'protocol/', 'domain/', 'gateway/', 'errors.ts', 'logger.ts'],
 };
 
 /** Deny-lists: an area listed here must not import these areas. */
 const NEVER: Record<string, readonly string[]> = {
   'store/': ['gateway/', 'actors/', 'bus/', 'rpc/'],
   'log/': ['gateway/', 'actors/', 'bus/', 'rpc/'],
+  // The write side: served over the bus, never knowing who sends (gateway, rpc) or the cluster.
+  'actors/': ['gateway/', 'rpc/', 'cluster/', 'cli/'],
 };
 
 function isForbidden(edge: ImportEdge): boolean {
@@ -45,6 +56,58 @@ export function forbiddenEdges(edges: { from: string; to: string }[]): string[] 
   const out = new Set<string>();
   for (const edge of edges) if (isForbidden(edge)) out.add(`${edge.from} -> ${edge.to}`);
   return [...out];
+}
+
+/** The import cycles among nodes (strongly connected sets of two or more, or a node importing
+ * itself), each as its sorted members joined by ` <-> `, sorted. Tarjan's algorithm. */
+export function cycles(edges: { from: string; to: string }[]): string[] {
+  const next = new Map<string, Set<string>>();
+  for (const { from, to } of edges) {
+    if (!next.has(from)) next.set(from, new Set());
+    if (!next.has(to)) next.set(to, new Set());
+    next.get(from)!.add(to);
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[] = [];
+  const visit = (node: string): void => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    onStack.add(node);
+    for (const to of next.get(node)!) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(node, Math.min(low.get(node)!, low.get(to)!));
+      } else if (onStack.has(to)) {
+        low.set(node, Math.min(low.get(node)!, index.get(to)!));
+      }
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const members: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      members.push(member);
+    } while (member !== node);
+    if (members.length > 1 || next.get(node)!.has(node)) found.push(members.sort().join(' <-> '));
+  };
+  for (const node of [...next.keys()].sort()) if (!index.has(node)) visit(node);
+  return found.sort();
+}
+
+/** The edges between areas (see areaOf), one per pair, without an area's edges to itself. */
+export function areaEdges(edges: ImportEdge[]): ImportEdge[] {
+  const seen = new Map<string, ImportEdge>();
+  for (const edge of edges) {
+    const from = areaOf(edge.from);
+    const to = areaOf(edge.to);
+    if (from !== to) seen.set(`${from} ${to}`, { from, to });
+  }
+  return [...seen.values()];
 }
 
 /** Removes `//` and `/* *\/` comments, keeping string and template literals intact. */

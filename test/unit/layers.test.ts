@@ -7,6 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  areaEdges,
+  cycles,
   forbiddenEdges,
   importSpecifiers,
   readsProcessGlobals,
@@ -47,6 +49,16 @@ describe('layers', () => {
     assert.deepEqual(bad, [], `forbidden import edges:\n  ${bad.join('\n  ')}`);
   });
 
+  it('src/ folders import each other in no cycle', () => {
+    const loops = cycles(areaEdges(importEdges(readSources())));
+    assert.deepEqual(loops, [], `folders that import each other:\n  ${loops.join('\n  ')}`);
+  });
+
+  it('src/ has no import cycle between files, type-only imports included', () => {
+    const loops = cycles(importEdges(readSources()));
+    assert.deepEqual(loops, [], `files that import each other:\n  ${loops.join('\n  ')}`);
+  });
+
   it('only src/config.ts reads process.env or process.argv', () => {
     const readers = readSources()
       .filter(({ path, text }) => path !== 'src/config.ts' && readsProcessGlobals(text))
@@ -79,6 +91,19 @@ describe('layer rules (the checker itself)', () => {
       { from: 'src/actors/actor-host.ts', to: 'src/main.ts' },
       { from: 'src/main.ts', to: 'src/gateway/app.ts' },
       { from: 'src/actors/actor-host.ts', to: 'src/store/replica.ts' },
+      { from: 'src/query/query-handler.ts', to: 'src/store/replica.ts' },
+      { from: 'src/query/query-handler.ts', to: 'src/protocol/v1/query-messages.ts' },
+      { from: 'src/query/query-handler.ts', to: 'src/actors/session-keeper.ts' },
+      { from: 'src/query/present.ts', to: 'src/log/log.ts' },
+      { from: 'src/protocol/v1/query-messages.ts', to: 'src/domain/registry.ts' },
+      { from: 'src/rpc/posture-service.ts', to: 'src/store/replica.ts' },
+      { from: 'src/rpc/posture-service.ts', to: 'src/actors/router-presence.ts' },
+      { from: 'src/rpc/posture-service.ts', to: 'src/gateway/node-client.ts' },
+      { from: 'src/ops/integrity-runner.ts', to: 'src/actors/proposer.ts' },
+      { from: 'src/ops/request-observer.ts', to: 'src/gateway/app.ts' },
+      { from: 'src/actors/actor-factory.ts', to: 'src/ops/node-metrics.ts' },
+      { from: 'src/actors/identity-actor.ts', to: 'src/gateway/node-client.ts' },
+      { from: 'src/actors/identity-actor.ts', to: 'src/cluster/membership.ts' },
     ];
     assert.deepEqual(forbiddenEdges(edges), [
       'src/domain/a.ts -> src/store/replica.ts',
@@ -93,7 +118,40 @@ describe('layer rules (the checker itself)', () => {
       'src/log/local-log.ts -> src/rpc/grpc-server.ts',
       'src/bus/nats-bus.ts -> src/domain/commands.ts',
       'src/actors/actor-host.ts -> src/main.ts',
+      'src/query/query-handler.ts -> src/actors/session-keeper.ts',
+      'src/query/present.ts -> src/log/log.ts',
+      'src/protocol/v1/query-messages.ts -> src/domain/registry.ts',
+      'src/rpc/posture-service.ts -> src/actors/router-presence.ts',
+      'src/rpc/posture-service.ts -> src/gateway/node-client.ts',
+      'src/ops/integrity-runner.ts -> src/actors/proposer.ts',
+      'src/actors/identity-actor.ts -> src/gateway/node-client.ts',
+      'src/actors/identity-actor.ts -> src/cluster/membership.ts',
     ]);
+  });
+
+  it('finds every cycle of a synthetic graph, self-imports included, and nothing else', () => {
+    const edges: ImportEdge[] = [
+      { from: 'a', to: 'b' },
+      { from: 'b', to: 'c' },
+      { from: 'c', to: 'a' },
+      { from: 'c', to: 'd' },
+      { from: 'd', to: 'e' },
+      { from: 'e', to: 'd' },
+      { from: 'f', to: 'f' },
+      { from: 'g', to: 'a' },
+    ];
+    assert.deepEqual(cycles(edges), ['a <-> b <-> c', 'd <-> e', 'f']);
+  });
+
+  it('reduces file edges to folder edges, dropping a folder\'s edges to itself', () => {
+    const edges: ImportEdge[] = [
+      { from: 'src/store/replica.ts', to: 'src/log/log.ts' },
+      { from: 'src/store/apply.ts', to: 'src/log/local-log.ts' },
+      { from: 'src/store/apply.ts', to: 'src/store/keys.ts' },
+      { from: 'src/log/local-log.ts', to: 'src/store/kv.ts' },
+    ];
+    assert.deepEqual(areaEdges(edges), [{ from: 'store/', to: 'log/' }, { from: 'log/', to: 'store/' }]);
+    assert.deepEqual(cycles(areaEdges(edges)), ['log/ <-> store/']);
   });
 
   it('finds static, type-only, re-export and dynamic imports but not commented ones', () => {

@@ -7,11 +7,11 @@ import { describeClaim } from '../../domain/external-id-claim.js';
 import { DEFAULT_IDENTITY_NAME_FORMAT } from '../../domain/resources/cas.js';
 import { ApiError } from '../../errors.js';
 import type { ActorMessage } from '../actor-host.js';
-import { commonNameOf } from '../ca-certificates.js';
+import { commonNameOf } from '../../pki/ca-certificates.js';
 import type { CredentialDeps } from './credential-deps.js';
-import { claimOf, externalIdOf } from './external-id.js';
+import { claimOf, externalIdOf } from '../../pki/external-id.js';
 import { certAuthenticator, refuseUsedFingerprint } from './identity-enroll.js';
-import { allCas, allowsClientAuth, caCertificateOf, chainsTo, peerChainOf, validityAt, type PeerChain } from './trust.js';
+import { allCas, allowsClientAuth, caCertificateOf, chainsTo, peerChainOf, validityAt, type PeerChain } from '../../pki/trust.js';
 
 /** Creates identity `identityId` from the client certificate in `msg.peerCerts`. */
 export async function enrollWithCa(deps: CredentialDeps, identityId: string, msg: ActorMessage): Promise<Record<string, never>> {

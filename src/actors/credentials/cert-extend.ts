@@ -8,7 +8,7 @@ import { ApiError } from '../../errors.js';
 import type { ActorMessage } from '../actor-host.js';
 import { nodeCaOf } from './cert-login.js';
 import { signWithNodeCa, type CredentialDeps } from './credential-deps.js';
-import { chainsTo, peerChainOf } from './trust.js';
+import { chainsTo, peerChainOf } from '../../pki/trust.js';
 
 /** `POST /current-identity/authenticators/{id}/extend {clientCertCsr}` → `{clientCert, ca}`. */
 export async function extendCertificate(deps: CredentialDeps, identityId: string, msg: ActorMessage): Promise<{ clientCert: string; ca: string }> {

@@ -9,8 +9,8 @@ import { isDisabled } from '../../domain/identity-state.js';
 import type { ActorMessage } from '../actor-host.js';
 import { createApiSession, type LoginResult, type SessionRequest } from '../api-session-factory.js';
 import type { CredentialDeps } from './credential-deps.js';
-import { externalIdOf, vouchesByExternalId } from './external-id.js';
-import { allowsClientAuth, certificateOf, chainsTo, findIssuingCa, peerChainOf, validityAt, type PeerChain } from './trust.js';
+import { externalIdOf, vouchesByExternalId } from '../../pki/external-id.js';
+import { allowsClientAuth, certificateOf, chainsTo, findIssuingCa, peerChainOf, validityAt, type PeerChain } from '../../pki/trust.js';
 
 interface CertPolicy {
   allowed?: boolean;

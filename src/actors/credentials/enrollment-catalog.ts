@@ -11,7 +11,7 @@ import { ApiError, fieldError } from '../../errors.js';
 import { CatalogActor } from '../catalog-actor.js';
 import type { CredentialDeps } from './credential-deps.js';
 import { buildEnrollment, enrollmentToken, refuseOutstanding, requireCa, requireFuture, type EnrollmentSpec } from './enrollment-records.js';
-import { certificateOf, chainsTo, findIssuingCa } from './trust.js';
+import { certificateOf, chainsTo, findIssuingCa } from '../../pki/trust.js';
 
 const KIND = 'enrollments';
 

@@ -1,7 +1,7 @@
 // The credential commands an identity actor serves (enrollment, CA auto-enrollment, certificate
 // login and extension): one entry point so the identity actor only names the operations.
 
-import { ApiError } from '../../errors.js';
+import { unknownOperation } from '../../protocol/v1/message-fields.js';
 import type { ActorMessage } from '../actor-host.js';
 import { enrollWithCa } from './ca-auto-enroll.js';
 import { extendCertificate, verifyExtendedCertificate } from './cert-extend.js';
@@ -26,6 +26,6 @@ export function handleCredentialCommand(deps: CredentialDeps, identityId: string
     case 'extendCertVerify':
       return verifyExtendedCertificate(deps, identityId, msg);
     default:
-      return Promise.reject(new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown credential operation ${msg.op}` }));
+      return Promise.reject(unknownOperation('credentials', msg.op));
   }
 }

@@ -8,7 +8,7 @@ import { ApiError, fieldError } from '../../errors.js';
 import type { ActorMessage } from '../actor-host.js';
 import { hashPasswordFor } from '../authenticator-catalog.js';
 import { signWithNodeCa, type CredentialDeps } from './credential-deps.js';
-import { allowsClientAuth, caCertificateOf, chainsTo, peerChainOf, validityAt, type PeerChain } from './trust.js';
+import { allowsClientAuth, caCertificateOf, chainsTo, peerChainOf, validityAt, type PeerChain } from '../../pki/trust.js';
 
 /** What the gateway returns to the enrolling client: the certificate (ott) or nothing else. */
 export interface EnrollReply {

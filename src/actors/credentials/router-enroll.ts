@@ -9,7 +9,7 @@ import { ApiError } from '../../errors.js';
 import type { ActorMessage } from '../actor-host.js';
 import { nodeCaOf } from './cert-login.js';
 import { signWithNodeCa, type CredentialDeps } from './credential-deps.js';
-import { chainsTo, peerChainOf } from './trust.js';
+import { chainsTo, peerChainOf } from '../../pki/trust.js';
 
 /** The certificates returned to a router: its client and server certificates and the CA. */
 export interface RouterCerts {

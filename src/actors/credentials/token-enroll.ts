@@ -6,16 +6,12 @@
 import type { Entity, Op } from '../../domain/commands.js';
 import { stringClaimAt, stringListClaimAt } from '../../domain/jwt-claims.js';
 import { ApiError } from '../../errors.js';
+import type { TokenEnrollment } from '../../protocol/v1/identity-commands.js';
 import type { ActorMessage } from '../actor-host.js';
 import { signWithNodeCa, type CredentialDeps } from './credential-deps.js';
 import { certAuthenticator, refuseUsedFingerprint } from './identity-enroll.js';
 
-/** What the gateway verified: the token's signer and claims, and the optional CSR. */
-export interface TokenEnrollment {
-  signerId: string;
-  claims: Record<string, unknown>;
-  csr?: string;
-}
+export type { TokenEnrollment };
 
 const DEFAULT_AUTH_POLICY = 'default';
 

@@ -13,11 +13,12 @@ import {
   secretFromBytes,
   verifyTotp,
 } from '../../domain/totp.js';
+import { unknownOperation } from '../../protocol/v1/message-fields.js';
 import { ApiError } from '../../errors.js';
 import type { Replica } from '../../store/replica.js';
 import type { ActorMessage } from '../actor-host.js';
 import type { Proposer } from '../proposer.js';
-import { mfaNow } from './mfa-clock.js';
+import { mfaNow } from '../../domain/mfa-clock.js';
 
 /** What the MFA commands need from the identity actor. */
 export interface MfaCommandContext {
@@ -44,7 +45,7 @@ export async function handleMfaCommand(ctx: MfaCommandContext, msg: ActorMessage
     case 'mfaRemove':
       return removeByAdmin(ctx);
     default:
-      throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown MFA operation ${msg.op}` });
+      throw unknownOperation('mfa', msg.op);
   }
 }
 

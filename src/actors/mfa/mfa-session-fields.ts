@@ -1,9 +1,8 @@
 // At every login, whatever the method: a new API session owes a TOTP code when the identity has
-// a verified MFA or its auth policy says `secondary.requireTotp`. Registered once, on import.
+// a verified MFA or its auth policy says `secondary.requireTotp`. Named in api-session-factory.ts.
 
 import type { Entity } from '../../domain/commands.js';
 import type { Replica } from '../../store/replica.js';
-import { addSessionFieldsHook } from '../api-session-factory.js';
 import { mfaOf } from './mfa-commands.js';
 
 /** `isMfaRequired` / `isMfaComplete` of a new API session of `identity`. */
@@ -14,5 +13,3 @@ export async function mfaSessionFields(identity: Entity, replica: Replica): Prom
   if (mfa?.isVerified === true || requireTotp) return { isMfaRequired: true, isMfaComplete: false };
   return {};
 }
-
-addSessionFieldsHook(mfaSessionFields);

@@ -9,7 +9,7 @@ import { signTotpJwt } from '../../pki/enrollment-jwt.js';
 import type { ActorMessage } from '../actor-host.js';
 import type { CredentialDeps } from '../credentials/credential-deps.js';
 import { mfaOf } from './mfa-commands.js';
-import { mfaNow } from './mfa-clock.js';
+import { mfaNow } from '../../domain/mfa-clock.js';
 
 /** `{token, issuedAt}` for the identity's session, or MFA_INVALID_TOKEN / MFA_NOT_ENROLLED. */
 export async function createTotpToken(deps: CredentialDeps, identityId: string, msg: ActorMessage): Promise<{ token: string; issuedAt: string }> {

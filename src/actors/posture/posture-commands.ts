@@ -3,15 +3,17 @@
 // bulk re-evaluation verdicts and the management views of the volatile state.
 
 import { parsePostureResponse, parsePostureResponses, type PostureResponse } from '../../domain/posture/index.js';
+import { unknownOperation } from '../../protocol/v1/message-fields.js';
 import { ApiError } from '../../errors.js';
 import type { Replica } from '../../store/replica.js';
 import type { ActorMessage } from '../actor-host.js';
 import type { Proposer } from '../proposer.js';
 import { IdentityPosture, POSTURE_FEATURE } from './identity-posture.js';
 import { enforce, type PostureContext } from './posture-enforcer.js';
-import { PostureReads } from './posture-reads.js';
+import { PostureReads } from '../../query/posture-reads.js';
 import { postureRuntime, type PostureRuntime } from './posture-runtime.js';
-import { endpointStateServices, postureDataView, type AffectedService } from './posture-views.js';
+import { endpointStateServices, postureDataView } from './posture-views.js';
+import type { AffectedService, PostureSubmitResult } from '../../protocol/v1/identity-commands.js';
 import { deleteSession, grantSession } from './session-grant.js';
 
 /** The identity actor as the posture operations see it. */
@@ -22,10 +24,7 @@ export interface PostureHost {
 }
 
 /** What a posture submission answers: the REST `services` list and what it revoked. */
-export interface PostureSubmitResult {
-  services: AffectedService[];
-  revokedSessionIds: string[];
-}
+export type { PostureSubmitResult };
 
 export async function handlePostureCommand(host: PostureHost, msg: ActorMessage): Promise<unknown> {
   const identity = await host.deps.replica.get('identities', host.id);
@@ -64,7 +63,7 @@ export async function handlePostureCommand(host: PostureHost, msg: ActorMessage)
       forget(host);
       return {};
     default:
-      throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `unknown posture operation ${msg.op}` });
+      throw unknownOperation('posture', msg.op);
   }
 }
 

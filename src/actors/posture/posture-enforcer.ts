@@ -6,7 +6,7 @@ import type { Entity, Op } from '../../domain/commands.js';
 import { evaluateAccess, mfaNextChange, mfaSpecOf, type PolicyChecks, type PostureData } from '../../domain/posture/index.js';
 import type { Proposer } from '../proposer.js';
 import type { IdentityPosture } from './identity-posture.js';
-import type { PostureReads } from './posture-reads.js';
+import type { PostureReads } from '../../query/posture-reads.js';
 import { tracePosture, type PostureRuntime, type RevocationEvent, type RevokedSession } from './posture-runtime.js';
 
 /** Everything a posture operation of one identity actor works with. */

@@ -7,7 +7,7 @@ import type { BulkIdentity, BulkSession, CheckRecord } from '../../domain/postur
 import { recordRange } from '../../store/keys.js';
 import type { AppliedEvent, Replica } from '../../store/replica.js';
 import type { WorkerPool } from '../../workers/pool.js';
-import { PostureReads, type PostureSnapshot } from './posture-reads.js';
+import { PostureReads, type PostureSnapshot } from '../../query/posture-reads.js';
 import type { PostureRuntime } from './posture-runtime.js';
 
 export interface ReevaluatorOptions {

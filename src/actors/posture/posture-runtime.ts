@@ -54,7 +54,7 @@ export interface PostureRuntime {
   clock: Clock;
   timers: Timers;
   /** Sends a message to an identity's actor (through the bus, so it runs in its mailbox). */
-  tell?: (identityId: string, msg: Record<string, unknown>) => Promise<unknown>;
+  tell?: (identityId: string, msg: { op: 'postureForget' | 'postureSnapshot' | 'postureReevaluate' | 'postureTimer' }) => Promise<unknown>;
   /** Announces revoked sessions (the node publishes them on the bus). */
   publishRevocation?: (event: RevocationEvent) => void;
   observer?: PostureObserver;

@@ -10,7 +10,8 @@ import {
   type PostureData,
   type ReportBase,
 } from '../../domain/posture/index.js';
-import type { PostureReads } from './posture-reads.js';
+import type { AffectedService } from '../../protocol/v1/identity-commands.js';
+import type { PostureReads } from '../../query/posture-reads.js';
 
 /** Go's zero time, which upstream reports for posture data never received (the spec has a
  * date-time string, never null). */
@@ -55,14 +56,7 @@ export function postureDataView(data: PostureData, now: number): Record<string, 
   };
 }
 
-/** One entry of a posture response's `services` list. */
-export interface AffectedService {
-  id: string;
-  name: string;
-  postureQueryType: 'MFA';
-  timeout: number;
-  timeoutRemaining: number;
-}
+export type { AffectedService };
 
 /**
  * After a wake / unlock: the services behind MFA checks that prompt on that event and whose

@@ -4,26 +4,20 @@
 
 import type { Context } from 'koa';
 import { certAuthError } from '../../domain/cert-auth-failures.js';
-import { resourceOf } from '../../domain/registry.js';
 import { jsonBody } from '../middleware/body.js';
 import type { NodeClient } from '../node-client.js';
 import { peerCertificates } from '../peer-certificates.js';
 import { sessionInfo } from './password-login.js';
 
-/** The query handler's `findCertIdentity` answer. */
-type CertIdentity =
-  | { identityId: string; authenticatorId: string }
-  | { identityId: string | null; externalId: string; caId: string };
-
 export async function loginWithCert(ctx: Context, node: NodeClient): Promise<string> {
   const peer = peerCertificates(ctx);
   if (!peer) throw certAuthError('NO_CERTIFICATE');
-  const found = await node.query<CertIdentity | null>({ op: 'findCertIdentity', pems: peer.pems, fingerprint: peer.fingerprint });
+  const found = await node.query({ op: 'findCertIdentity', pems: peer.pems, fingerprint: peer.fingerprint });
   if (!found) throw certAuthError('UNKNOWN_CERTIFICATE');
   if (found.identityId === null) throw certAuthError('UNKNOWN_EXTERNAL_ID');
   const body = jsonBody(ctx);
   const info = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
-  const result = await node.command<{ token: string }>(resourceOf('identities'), 'loginCert', found.identityId, {
+  const result = await node.identity('loginCert', found.identityId, {
     ...('externalId' in found ? { externalId: found.externalId, caId: found.caId } : { authenticatorId: found.authenticatorId }),
     peerCerts: peer.pems,
     ...sessionInfo(ctx, info),

@@ -35,7 +35,7 @@ export async function verifyBearer(ctx: Context, node: NodeClient): Promise<Veri
   const token = bearerToken(ctx);
   const { header, claims } = decodeUnverified(token);
   if (!header.kid) throw extJwtError('MISSING_KID');
-  const signer = typeof claims.iss === 'string' ? await node.query<BearerSigner | null>({ op: 'extJwtSigner', issuer: claims.iss }) : null;
+  const signer = typeof claims.iss === 'string' ? await node.query({ op: 'extJwtSigner', issuer: claims.iss }) : null;
   if (!signer) throw extJwtError('UNKNOWN_ISSUER', `issuer ${JSON.stringify(claims.iss ?? null)}`);
   if (!signer.enabled) throw extJwtError('SIGNER_DISABLED');
   const verified = await verifyExtJwt(token, header, signer);

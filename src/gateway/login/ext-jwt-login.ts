@@ -4,7 +4,6 @@
 
 import type { Context } from 'koa';
 import { extJwtError } from '../../domain/ext-jwt-failures.js';
-import { resourceOf } from '../../domain/registry.js';
 import { jsonBody } from '../middleware/body.js';
 import type { NodeClient } from '../node-client.js';
 import { verifyBearer } from './ext-jwt-bearer.js';
@@ -12,10 +11,10 @@ import { sessionInfo } from './password-login.js';
 
 export async function loginWithExtJwt(ctx: Context, node: NodeClient): Promise<string> {
   const { signer, value } = await verifyBearer(ctx, node);
-  const found = await node.query<{ identityId: string } | null>({ op: 'extJwtIdentity', value, useExternalId: signer.useExternalId });
+  const found = await node.query({ op: 'extJwtIdentity', value, useExternalId: signer.useExternalId });
   if (!found) throw extJwtError('NO_MATCHING_IDENTITY', `no identity with ${signer.useExternalId ? 'externalId' : 'id'} ${JSON.stringify(value)}`);
   const body = ctx.request.length ? jsonBody(ctx) : undefined;
-  const result = await node.command<{ token: string }>(resourceOf('identities'), 'loginExtJwt', found.identityId, {
+  const result = await node.identity('loginExtJwt', found.identityId, {
     signerId: signer.id,
     ...sessionInfo(ctx, body && typeof body === 'object' ? (body as Record<string, unknown>) : undefined),
   });

@@ -2,7 +2,6 @@
 // identity's actor verify the password (worker pool, lockout) and create the session.
 
 import type { Context } from 'koa';
-import { resourceOf } from '../../domain/registry.js';
 import { checkItemCount } from '../../domain/validate.js';
 import { ApiError, fieldError } from '../../errors.js';
 import { jsonBody } from '../middleware/body.js';
@@ -14,9 +13,9 @@ export async function loginWithPassword(ctx: Context, node: NodeClient): Promise
   const { username, password } = body as Record<string, unknown>;
   checkLength('username', username, 4, 100);
   checkLength('password', password, 5, 100);
-  const found = await node.query<{ identityId: string; authenticatorId: string } | null>({ op: 'findUpdb', username });
+  const found = await node.query({ op: 'findUpdb', username });
   if (!found) throw new ApiError('INVALID_AUTH');
-  const result = await node.command<{ token: string }>(resourceOf('identities'), 'loginPassword', found.identityId, {
+  const result = await node.identity('loginPassword', found.identityId, {
     authenticatorId: found.authenticatorId,
     password,
     ...sessionInfo(ctx, body as Record<string, unknown>),
@@ -30,7 +29,7 @@ export function sessionInfo(ctx: Context, body: Record<string, unknown> | undefi
   return { envInfo: body?.envInfo, sdkInfo: body?.sdkInfo, configTypes: body?.configTypes, ipAddress: ctx.ip };
 }
 
-function checkLength(field: string, value: unknown, min: number, max: number): void {
+function checkLength(field: string, value: unknown, min: number, max: number): asserts value is string {
   if (value === undefined || value === null) throw fieldError(field, null, `${field} is required`);
   if (typeof value !== 'string') throw fieldError(field, value, `${field} in body must be of type string`);
   const length = [...value].length;

@@ -6,19 +6,16 @@
 // stale at once; the second bounds what time alone changes, and means the query handler still
 // sees each busy session, and records its activity, about once a second.
 
-import type { Caller } from './session.js';
-
-/** What the query handler answers for a valid token. */
-export type ResolvedSession = Omit<Caller, 'token' | 'extJwtPassed'>;
+import type { SessionInfo } from '../../protocol/v1/query-messages.js';
 
 /** A session recalled for a request, and its expiry as of now. */
 export interface Recalled {
-  session: ResolvedSession;
+  session: SessionInfo;
   expiresAt: string;
 }
 
 interface Entry {
-  session: ResolvedSession;
+  session: SessionInfo;
   /** The sessions version the session was resolved at. */
   version: number;
   /** When it was resolved (Date.now() ms), and its expiry then. */
@@ -63,7 +60,7 @@ export class CallerCache {
 
   /** Keeps a session resolved at `version` (read before the resolution was asked for, so a change
    * landing meanwhile makes it stale rather than hiding). */
-  remember(token: string, session: ResolvedSession, version: number, now = Date.now()): void {
+  remember(token: string, session: SessionInfo, version: number, now = Date.now()): void {
     const expiresAtMs = Date.parse(session.expiresAt);
     if (Number.isNaN(expiresAtMs)) return;
     this.entries.delete(token);

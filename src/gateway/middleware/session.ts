@@ -5,26 +5,16 @@
 import type { Context, Next } from 'koa';
 import { hasSecondaryOutstanding } from '../../domain/secondary-auth.js';
 import { ApiError } from '../../errors.js';
+import type { SessionInfo } from '../../protocol/v1/query-messages.js';
 import { passesSecondaryExtJwt } from '../login/secondary-ext-jwt.js';
 import type { NodeClient } from '../node-client.js';
-import type { CallerCache, Recalled, ResolvedSession } from './caller-cache.js';
+import type { CallerCache, Recalled } from './caller-cache.js';
 import { isAllowedWhilePartial } from './partial-session.js';
 
-/** The caller, as the query handler resolved the session token. */
-export interface Caller {
-  apiSessionId: string;
-  identityId: string;
-  identityName: string;
-  isAdmin: boolean;
-  expiresAt: string;
-  expirationSeconds: number;
+/** The caller, as the query handler resolved the session token (see SessionInfo). */
+export interface Caller extends SessionInfo {
   token: string;
-  /** MFA state of the session: while required and not complete, it is partially authenticated. */
-  isMfaRequired?: boolean;
-  isMfaComplete?: boolean;
-  /** The ext-jwt signer whose bearer token every request must carry (auth policy), or null. */
-  requiredExtJwtSigner?: string | null;
-  /** This request carried a valid token of that signer for the caller's identity. */
+  /** This request carried a valid token of the required ext-jwt signer for the caller's identity. */
   extJwtPassed?: boolean;
 }
 
@@ -32,7 +22,7 @@ export interface Caller {
 export function sessionMiddleware(node: NodeClient, callers?: CallerCache) {
   const ask = async (token: string): Promise<Recalled> => {
     const version = callers?.currentVersion();
-    const session = await node.query<ResolvedSession>({ op: 'resolveSession', token });
+    const session = await node.query({ op: 'resolveSession', token });
     if (callers && version !== undefined) callers.remember(token, session, version);
     return { session, expiresAt: session.expiresAt };
   };
@@ -71,7 +61,7 @@ export function sessionMiddleware(node: NodeClient, callers?: CallerCache) {
 }
 
 /** The caller, field by field (one object shape for every request). */
-function callerOf(session: ResolvedSession, token: string, expiresAt: string, extJwtPassed: boolean): Caller {
+function callerOf(session: SessionInfo, token: string, expiresAt: string, extJwtPassed: boolean): Caller {
   return {
     apiSessionId: session.apiSessionId,
     identityId: session.identityId,

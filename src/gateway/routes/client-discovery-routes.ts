@@ -8,7 +8,7 @@ import { ApiError } from '../../errors.js';
 import { sendData } from '../envelope.js';
 import { requireCaller, type Caller } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
-import { listParams, viewer, type ListReply } from './resource-routes.js';
+import { listParams, viewer } from './resource-routes.js';
 import type { BaseUrl } from './info-routes.js';
 
 type Wire = Record<string, unknown>;
@@ -30,7 +30,7 @@ const pick = (wire: Wire, fields: readonly string[]): Wire => Object.fromEntries
 
 export function addClientDiscoveryRoutes(router: Router, node: NodeClient, baseUrl: BaseUrl): void {
   router.get('/external-jwt-signers', async (ctx) => {
-    const page = await node.query<ListReply>({ op: 'list', kind: 'external-jwt-signers', params: listParams(ctx), viewer: {} });
+    const page = await node.query({ op: 'list', kind: 'external-jwt-signers', params: listParams(ctx), viewer: {} });
     const data = (page.data as Wire[]).filter((s) => s.enabled === true).map((s) => ({
       ...pick(s, SIGNER_FIELDS),
       externalAuthUrl: s.externalAuthUrl ?? '',
@@ -43,7 +43,7 @@ export function addClientDiscoveryRoutes(router: Router, node: NodeClient, baseU
   });
   router.get('/controllers', async (ctx) => {
     requireCaller(ctx);
-    const page = await node.query<ListReply>({ op: 'controllers' });
+    const page = await node.query({ op: 'controllers' });
     sendData(ctx, page.data, page.meta);
   });
   router.get('/current-identity/edge-routers', async (ctx) => {
@@ -55,14 +55,14 @@ export function addClientDiscoveryRoutes(router: Router, node: NodeClient, baseU
     const caller = requireCaller(ctx);
     await requireServiceAccess(node, caller, ctx.params.id);
     const mine = new Map((await callerEdgeRouters(ctx, node, caller)).map((r) => [r.id, r]));
-    const page = await node.query<ListReply>({ op: 'related', parent: { kind: 'services', id: ctx.params.id }, kind: 'edge-routers', params: { limit: MAX_PAGE }, viewer: {} });
+    const page = await node.query({ op: 'related', parent: { kind: 'services', id: ctx.params.id }, kind: 'edge-routers', params: { limit: MAX_PAGE }, viewer: {} });
     const both = (page.data as Wire[]).filter((r) => mine.has(r.id)).map((r) => pick(r, EDGE_ROUTER_FIELDS));
     sendData(ctx, { edgeRouters: both });
   });
   router.get('/services/:id/terminators', async (ctx) => {
     const caller = requireCaller(ctx);
     await requireServiceAccess(node, caller, ctx.params.id);
-    const page = await node.query<ListReply>({ op: 'related', parent: { kind: 'services', id: ctx.params.id }, kind: 'terminators', params: listParams(ctx), viewer: {} });
+    const page = await node.query({ op: 'related', parent: { kind: 'services', id: ctx.params.id }, kind: 'terminators', params: listParams(ctx), viewer: {} });
     const data = (page.data as Wire[]).map((t) => pick(t, ['id', 'createdAt', 'updatedAt', 'tags', '_links', 'serviceId', 'service', 'routerId', 'identity']));
     sendData(ctx, data, page.meta);
   });
@@ -74,11 +74,11 @@ export function addClientDiscoveryRoutes(router: Router, node: NodeClient, baseU
 
 /** The edge routers the caller's edge router policies give it (as the client API shows them). */
 async function callerEdgeRouters(ctx: Context, node: NodeClient, caller: Caller): Promise<Wire[]> {
-  const page = await node.query<ListReply>({ op: 'related', parent: { kind: 'identities', id: caller.identityId }, kind: 'edge-routers', params: { limit: MAX_PAGE }, viewer: viewer(ctx) });
+  const page = await node.query({ op: 'related', parent: { kind: 'identities', id: caller.identityId }, kind: 'edge-routers', params: { limit: MAX_PAGE }, viewer: viewer(ctx) });
   return (page.data as Wire[]).map((r) => pick(r, EDGE_ROUTER_FIELDS));
 }
 
 /** 404 unless the caller may dial or bind the service (the client API's service read). */
 async function requireServiceAccess(node: NodeClient, caller: Caller, serviceId: string): Promise<void> {
-  if (!(await node.query<boolean>({ op: 'clientServiceVisible', identityId: caller.identityId, id: serviceId }))) throw new ApiError('NOT_FOUND');
+  if (!(await node.query({ op: 'clientServiceVisible', identityId: caller.identityId, id: serviceId }))) throw new ApiError('NOT_FOUND');
 }

@@ -4,19 +4,18 @@
 
 import type { Context } from 'koa';
 import type Router from '@koa/router';
-import { resourceOf } from '../../domain/registry.js';
 import { sendData, sendEmpty } from '../envelope.js';
 import { jsonBody } from '../middleware/body.js';
 import { requireCaller, type Caller } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
-import { listParams, viewer, type ListReply } from './resource-routes.js';
+import type { ListReply } from '../../protocol/v1/query-messages.js';
+import { listParams, viewer } from './resource-routes.js';
 
 export function addClientPostureRoutes(router: Router, node: NodeClient): void {
-  const identities = resourceOf('identities');
-  const snapshot = (caller: Caller) => node.command(identities, 'postureSnapshot', caller.identityId, { apiSessionId: caller.apiSessionId });
+  const snapshot = (caller: Caller) => node.identity('postureSnapshot', caller.identityId, { apiSessionId: caller.apiSessionId });
   const services = async (ctx: Context, id?: string) => {
     const caller = requireCaller(ctx);
-    return node.query<ListReply>({
+    return (await node.query({
       op: 'clientServices',
       id,
       identityId: caller.identityId,
@@ -24,7 +23,7 @@ export function addClientPostureRoutes(router: Router, node: NodeClient): void {
       posture: await snapshot(caller),
       params: listParams(ctx),
       viewer: viewer(ctx),
-    });
+    })) as ListReply;
   };
   router.get('/services', async (ctx) => {
     const page = await services(ctx);
@@ -36,7 +35,7 @@ export function addClientPostureRoutes(router: Router, node: NodeClient): void {
 
   const submit = async (ctx: Context, single: boolean) => {
     const caller = requireCaller(ctx);
-    const result = await node.command<{ services: unknown[] }>(identities, 'postureResponses', caller.identityId, {
+    const result = await node.identity('postureResponses', caller.identityId, {
       apiSessionId: caller.apiSessionId,
       responses: jsonBody(ctx) ?? null,
       single,
@@ -50,7 +49,7 @@ export function addClientPostureRoutes(router: Router, node: NodeClient): void {
 
   router.post('/sessions', async (ctx) => {
     const caller = requireCaller(ctx);
-    const created = await node.command<{ id: string }>(identities, 'createSession', caller.identityId, {
+    const created = await node.identity('createSession', caller.identityId, {
       apiSessionId: caller.apiSessionId,
       body: jsonBody(ctx) ?? {},
     });
@@ -65,7 +64,7 @@ export function addClientPostureRoutes(router: Router, node: NodeClient): void {
   });
   router.delete('/sessions/:id', async (ctx) => {
     const caller = requireCaller(ctx);
-    await node.command(identities, 'deleteSession', caller.identityId, { sessionId: ctx.params.id, isAdmin: caller.isAdmin });
+    await node.identity('deleteSession', caller.identityId, { sessionId: ctx.params.id, isAdmin: caller.isAdmin });
     sendEmpty(ctx);
   });
 }

@@ -7,7 +7,7 @@ import { sendData, sendEmpty } from '../envelope.js';
 import { jsonBody } from '../middleware/body.js';
 import { requireAdmin } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
-import { listParams, viewer, type ListReply } from './resource-routes.js';
+import { listParams, viewer } from './resource-routes.js';
 
 /** Each related list and the config query that answers it. */
 const RELATED = [
@@ -21,8 +21,8 @@ export function addConfigRoutes(router: Router, node: NodeClient): void {
   for (const [path, query] of RELATED) {
     router.get(path, async (ctx) => {
       requireAdmin(ctx);
-      const msg = { op: 'configQuery', query, id: ctx.params.id, params: listParams(ctx), viewer: viewer(ctx) };
-      const page = await node.query<ListReply>(msg);
+      const msg = { op: 'configQuery' as const, query, id: ctx.params.id, params: listParams(ctx), viewer: viewer(ctx) };
+      const page = await node.query(msg);
       sendData(ctx, page.data, page.meta);
     });
   }

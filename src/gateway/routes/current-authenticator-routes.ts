@@ -10,7 +10,7 @@ import { jsonBody } from '../middleware/body.js';
 import { requireCaller } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
 import { peerCertificates } from '../peer-certificates.js';
-import { listParams, type ListReply } from './resource-routes.js';
+import { listParams } from './resource-routes.js';
 
 const BASE = '/current-identity/authenticators';
 
@@ -19,12 +19,12 @@ export function addCurrentAuthenticatorRoutes(router: Router, node: NodeClient):
   router.get(BASE, async (ctx) => {
     const caller = requireCaller(ctx);
     const parent = { kind: 'identities', id: caller.identityId };
-    const page = await node.query<ListReply>({ op: 'related', parent, kind: 'authenticators', params: listParams(ctx) });
+    const page = await node.query({ op: 'related', parent, kind: 'authenticators', params: listParams(ctx) });
     sendData(ctx, page.data, page.meta);
   });
   router.get(`${BASE}/:id`, async (ctx) => {
     const caller = requireCaller(ctx);
-    const wire = await node.query<{ identityId?: string }>({ op: 'get', kind: 'authenticators', id: ctx.params.id });
+    const wire = await node.query({ op: 'get', kind: 'authenticators', id: ctx.params.id });
     if (wire.identityId !== caller.identityId) throw new ApiError('NOT_FOUND');
     sendData(ctx, wire);
   });
@@ -37,7 +37,7 @@ export function addCurrentAuthenticatorRoutes(router: Router, node: NodeClient):
   router.patch(`${BASE}/:id`, update('patch'));
   const extend = (op: 'extendCert' | 'extendCertVerify') => async (ctx: Context & { params: Record<string, string> }) => {
     const caller = requireCaller(ctx);
-    const reply = await node.command<Record<string, unknown>>(resourceOf('identities'), op, caller.identityId, {
+    const reply = await node.identity(op, caller.identityId, {
       authenticatorId: ctx.params.id,
       body: jsonBody(ctx) ?? {},
       peerCerts: peerCertificates(ctx)?.pems ?? [],

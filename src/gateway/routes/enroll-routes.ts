@@ -12,13 +12,6 @@ import { jsonBody } from '../middleware/body.js';
 import type { NodeClient } from '../node-client.js';
 import { peerCertificates } from '../peer-certificates.js';
 
-/** Who holds an enrollment token (the query handler's answer). */
-interface TokenHolder {
-  kind: 'identities' | 'edge-routers' | 'routers';
-  id: string;
-  method: string;
-}
-
 /** The request's parts an enrollment may use: a PEM body, JSON fields, the query token. */
 interface EnrollInput {
   method: string;
@@ -52,7 +45,7 @@ export function addEnrollRoutes(router: Router, node: NodeClient): void {
   router.post('/enroll/extend/router', async (ctx) => {
     const peer = peerCertificates(ctx);
     if (!peer) throw new ApiError('UNAUTHORIZED');
-    const found = await node.query<{ kind: string; id: string } | null>({ op: 'findRouterByFingerprint', fingerprint: peer.fingerprint });
+    const found = await node.query({ op: 'findRouterByFingerprint', fingerprint: peer.fingerprint });
     if (!found) throw new ApiError('UNAUTHORIZED');
     const json = objectBody(ctx);
     sendData(ctx, await node.command(resourceOf(found.kind), 'extendEnrollment', found.id, {
@@ -76,7 +69,7 @@ function objectBody(ctx: Context): Record<string, unknown> {
 
 /** Finds the token's holder and lets its actor redeem it; answers as upstream does per method. */
 async function redeem(ctx: Context, node: NodeClient, input: EnrollInput, csrs: { clientCsr?: unknown; serverCsr?: unknown }): Promise<void> {
-  const holder = input.token ? await node.query<TokenHolder | null>({ op: 'findEnrollment', token: input.token }) : null;
+  const holder = input.token ? await node.query({ op: 'findEnrollment', token: input.token }) : null;
   if (!holder) throw new ApiError('INVALID_ENROLLMENT_TOKEN');
   if (holder.method !== input.method) throw new ApiError('INVALID_ENROLL_METHOD');
   const peer = peerCertificates(ctx);
@@ -84,7 +77,7 @@ async function redeem(ctx: Context, node: NodeClient, input: EnrollInput, csrs: 
     sendData(ctx, await node.command(resourceOf(holder.kind), 'enroll', holder.id, { token: input.token, method: input.method, ...csrs }));
     return;
   }
-  const reply = await node.command<{ cert?: string }>(resourceOf('identities'), 'enroll', holder.id, {
+  const reply = await node.identity('enroll', holder.id, {
     token: input.token,
     method: input.method,
     csrPem: csrs.clientCsr,
@@ -103,7 +96,7 @@ async function redeem(ctx: Context, node: NodeClient, input: EnrollInput, csrs: 
 /** CA auto-enrollment: the new identity's id is decided here, its actor does the rest. */
 async function enrollCa(ctx: Context, node: NodeClient, input: EnrollInput): Promise<unknown> {
   const peer = peerCertificates(ctx);
-  return node.command(resourceOf('identities'), 'enrollCa', newId(), { peerCerts: peer?.pems ?? [], name: input.json.name });
+  return node.identity('enrollCa', newId(), { peerCerts: peer?.pems ?? [], name: input.json.name });
 }
 
 /** Legacy clients that ask for the bare certificate chain get PEM instead of the envelope. */

@@ -12,7 +12,7 @@ import { jsonBody } from '../middleware/body.js';
 import { requireAdmin } from '../middleware/session.js';
 import { sendList } from '../list-answer.js';
 import type { NodeClient } from '../node-client.js';
-import { listParams, viewer, type ListReply } from './resource-routes.js';
+import { listParams, viewer } from './resource-routes.js';
 
 export const FABRIC_PATH = '/fabric/v1';
 
@@ -40,7 +40,7 @@ export function addFabricRoutes(router: Router, node: NodeClient): void {
     requireAdmin(ctx);
     const { limit, offset } = pageOf(ctx);
     const params = { ...listParams(ctx), limit: String(MERGED_PAGE), offset: '0' };
-    const pages = await Promise.all(['routers', 'edge-routers'].map((kind) => node.query<ListReply>({ op: 'list', kind, params, viewer: viewer(ctx) })));
+    const pages = await Promise.all(['routers', 'edge-routers'].map((kind) => node.query({ op: 'list', kind, params, viewer: viewer(ctx) })));
     const all = pages.flatMap((page) => (page.data as Wire[]).map(fabricRouter));
     if (!listParams(ctx).sort) all.sort((a, b) => String(a.name).localeCompare(String(b.name)));
     const totalCount = pages.reduce((sum, page) => sum + Number((page.meta.pagination as Wire | undefined)?.totalCount ?? 0), 0);

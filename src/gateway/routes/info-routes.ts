@@ -72,7 +72,7 @@ export function addInfoRoutes(router: Router, node: NodeClient, baseUrl: BaseUrl
   });
   router.get('/summary', async (ctx) => {
     requireAdmin(ctx);
-    const counts = await node.query<Record<string, number>>({ op: 'summary' });
+    const counts = await node.query({ op: 'summary' });
     const camel: Record<string, number> = {};
     for (const [kind, n] of Object.entries(counts)) camel[kind.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())] = n;
     sendData(ctx, camel);

@@ -5,7 +5,6 @@
 
 import type { Context } from 'koa';
 import type Router from '@koa/router';
-import { resourceOf } from '../../domain/registry.js';
 import { ApiError, fieldError } from '../../errors.js';
 import { sendData, sendEmpty } from '../envelope.js';
 import { jsonBody, parseJsonText } from '../middleware/body.js';
@@ -19,11 +18,10 @@ const QR_CODE_PIXELS = 256;
 const GET_BODY_LIMIT = 1024 * 1024;
 
 export function addMfaRoutes(router: Router, node: NodeClient): void {
-  const identities = resourceOf('identities');
   /** A command to the caller's identity actor, with the caller's API session. */
-  const own = (ctx: Context, op: string, code?: string) => {
+  const own = (ctx: Context, op: 'mfaEnroll' | 'mfaVerify' | 'mfaAuthenticate' | 'mfaRegenerateCodes' | 'mfaDelete' | 'mfaTotpToken', code?: string) => {
     const caller = requireCaller(ctx);
-    return node.command(identities, op, caller.identityId, { code, apiSessionId: caller.apiSessionId });
+    return node.identity(op, caller.identityId, { code, apiSessionId: caller.apiSessionId });
   };
 
   router.get('/current-identity/mfa', async (ctx) => {
@@ -45,7 +43,7 @@ export function addMfaRoutes(router: Router, node: NodeClient): void {
   });
   router.get('/current-identity/mfa/qr-code', async (ctx) => {
     const caller = requireCaller(ctx);
-    const { provisioningUrl } = await node.query<{ provisioningUrl: string }>({ op: 'mfaProvisioningUrl', identityId: caller.identityId });
+    const { provisioningUrl } = await node.query({ op: 'mfaProvisioningUrl', identityId: caller.identityId });
     ctx.status = 200;
     ctx.type = 'image/png';
     ctx.body = qrCodePng(provisioningUrl, QR_CODE_PIXELS);
@@ -76,7 +74,7 @@ export function addMfaRoutes(router: Router, node: NodeClient): void {
 export function addIdentityMfaRoutes(router: Router, node: NodeClient): void {
   router.delete('/identities/:id/mfa', async (ctx) => {
     requireAdmin(ctx);
-    await node.command(resourceOf('identities'), 'mfaRemove', ctx.params.id);
+    await node.identity('mfaRemove', ctx.params.id);
     sendEmpty(ctx);
   });
 }

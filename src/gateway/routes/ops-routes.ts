@@ -20,7 +20,7 @@ export function addOpsRoutes(router: Router, node: NodeClient): void {
   router.post('/database/fix-data-integrity', startIntegrity(true));
   router.get('/database/data-integrity-results', async (ctx) => {
     requireAdmin(ctx);
-    const details = await node.query<{ results: unknown[]; startTime: string | null; endTime: string | null; error: string | null }>({ op: 'ops.integrityResults' });
+    const details = await node.query({ op: 'ops.integrityResults' });
     // The spec has strings: a run not started or not finished reports Go's zero time, no error ''.
     const wire = { ...details, startTime: details.startTime ?? ZERO_TIME, endTime: details.endTime ?? ZERO_TIME, error: details.error ?? '' };
     // Upstream reports these results unpaged, with limit -1.

@@ -3,13 +3,14 @@
 import type Router from '@koa/router';
 import { sendData } from '../envelope.js';
 import { requireAdmin } from '../middleware/session.js';
+import type { ListReply } from '../../protocol/v1/query-messages.js';
 import type { NodeClient } from '../node-client.js';
-import { listParams, type ListReply } from './resource-routes.js';
+import { listParams } from './resource-routes.js';
 
 export function addPostureCheckRoutes(router: Router, node: NodeClient): void {
   router.get('/posture-check-types', async (ctx) => {
     requireAdmin(ctx);
-    const page = await node.query<ListReply>({ op: 'postureCheckTypes', params: listParams(ctx) });
+    const page = (await node.query({ op: 'postureCheckTypes', params: listParams(ctx) })) as ListReply;
     sendData(ctx, page.data, page.meta);
   });
   router.get('/posture-check-types/:id', async (ctx) => {

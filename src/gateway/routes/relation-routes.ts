@@ -8,7 +8,7 @@ import { sendData } from '../envelope.js';
 import { requireAdmin } from '../middleware/session.js';
 import { sendList } from '../list-answer.js';
 import type { NodeClient } from '../node-client.js';
-import { listParams, viewer, type ListReply } from './resource-routes.js';
+import { listParams, viewer } from './resource-routes.js';
 
 export function addRelationRoutes(router: Router, node: NodeClient): void {
   for (const { parent, child } of RELATIONS) {
@@ -30,7 +30,7 @@ export function addRoleAttributeRoutes(router: Router, node: NodeClient): void {
   for (const decl of RESOURCES.filter((r) => r.selectable)) {
     router.get(`/${decl.entity}-role-attributes`, async (ctx) => {
       requireAdmin(ctx);
-      const page = await node.query<ListReply>({ op: 'roleAttributes', kind: decl.kind, params: listParams(ctx) });
+      const page = await node.query({ op: 'roleAttributes', kind: decl.kind, params: listParams(ctx) });
       sendData(ctx, page.data, page.meta);
     });
   }

@@ -9,11 +9,11 @@ import { sendCreated, sendDataJson, sendEmpty } from '../envelope.js';
 import { sendList } from '../list-answer.js';
 import { jsonBody } from '../middleware/body.js';
 import { requireAccess } from '../middleware/session.js';
+import type { ListParams, Viewer } from '../../protocol/v1/query-messages.js';
 import type { NodeClient } from '../node-client.js';
 
-export type { ListReply } from '../list-answer.js';
-
-export function listParams(ctx: Context): Record<string, unknown> {
+/** The list parameters of the request's query string. */
+export function listParams(ctx: Context): ListParams {
   const one = (name: string) => {
     const value = ctx.query[name];
     return Array.isArray(value) ? value[0] : value;
@@ -34,7 +34,7 @@ export function listParams(ctx: Context): Record<string, unknown> {
 }
 
 /** Who is reading, for caller-dependent fields (service permissions, service configs). */
-export function viewer(ctx: Context): Record<string, unknown> {
+export function viewer(ctx: Context): Viewer {
   const caller = ctx.state.caller as { identityId?: string } | undefined;
   const configTypes = ctx.query.configTypes;
   return {

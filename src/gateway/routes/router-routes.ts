@@ -6,7 +6,7 @@ import { resourceOf } from '../../domain/registry.js';
 import { sendData, sendEmpty } from '../envelope.js';
 import { requireAccess, requireAdmin } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
-import { addResourceRoutes, type ListReply } from './resource-routes.js';
+import { addResourceRoutes } from './resource-routes.js';
 
 export function addRouterRoutes(router: Router, node: NodeClient): void {
   const edgeRouters = resourceOf('edge-routers');
@@ -18,7 +18,7 @@ export function addRouterRoutes(router: Router, node: NodeClient): void {
   addResourceRoutes(router, node, resourceOf('routers'), 'transit-routers');
   router.get('/controllers', async (ctx) => {
     requireAccess(ctx, 'authenticated');
-    const page = await node.query<ListReply>({ op: 'controllers' });
+    const page = await node.query({ op: 'controllers' });
     sendData(ctx, page.data, page.meta);
   });
 }

@@ -9,7 +9,7 @@ import { sendData, sendEmpty } from '../envelope.js';
 import { jsonBody } from '../middleware/body.js';
 import { requireCaller } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
-import { listParams, type ListReply } from './resource-routes.js';
+import { listParams } from './resource-routes.js';
 
 const KIND = 'api-session-certificates';
 const BASE = '/current-api-session/certificates';
@@ -22,7 +22,7 @@ export function addSessionCertificateRoutes(router: Router, node: NodeClient): v
   const own = async (ctx: Context, id: string): Promise<Wire> => {
     const caller = requireCaller(ctx);
     const filter = `id = "${quoted(id)}" and apiSessionId = "${quoted(caller.apiSessionId)}"`;
-    const page = await node.query<ListReply>({ op: 'list', kind: KIND, params: { filter }, viewer: {} });
+    const page = await node.query({ op: 'list', kind: KIND, params: { filter }, viewer: {} });
     const cert = (page.data as Wire[])[0];
     if (!cert) throw new ApiError('NOT_FOUND');
     return cert;
@@ -36,7 +36,7 @@ export function addSessionCertificateRoutes(router: Router, node: NodeClient): v
     // The caller's filter becomes one group ANDed with the scope: it must not close the group.
     if (own !== undefined && !isBalanced(own)) throw invalidFilter('unbalanced parentheses');
     const filter = own === undefined ? scope : `${scope} and (${own})`;
-    const page = await node.query<ListReply>({ op: 'list', kind: KIND, params: { ...params, filter }, viewer: {} });
+    const page = await node.query({ op: 'list', kind: KIND, params: { ...params, filter }, viewer: {} });
     sendData(ctx, (page.data as Wire[]).map(present), page.meta);
   });
   router.post(BASE, async (ctx) => {

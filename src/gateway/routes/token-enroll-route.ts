@@ -4,7 +4,6 @@
 
 import type Router from '@koa/router';
 import { newId } from '../../domain/ids.js';
-import { resourceOf } from '../../domain/registry.js';
 import { ApiError } from '../../errors.js';
 import { verifyBearer, type VerifiedBearer } from '../login/ext-jwt-bearer.js';
 import { sendData } from '../envelope.js';
@@ -24,7 +23,7 @@ export function addTokenEnrollRoute(router: Router, node: NodeClient): void {
     if (wanted !== '' && wanted !== verified.signer.id) throw new ApiError('INVALID_ENROLLMENT_TOKEN');
     const body = jsonBody(ctx) as { clientCsr?: unknown } | undefined;
     const csr = typeof body?.clientCsr === 'string' ? body.clientCsr : undefined;
-    const result = await node.command(resourceOf('identities'), 'enrollToken', newId(), {
+    const result = await node.identity('enrollToken', newId(), {
       body: { signerId: verified.signer.id, claims: verified.claims, csr },
     });
     sendData(ctx, result);

@@ -4,6 +4,7 @@ import { after, before, describe } from 'node:test';
 import type { TestNode } from '../../support/test-node.js';
 import { accessSuite } from './access.js';
 import { authSuite } from './auth.js';
+import { conformanceSuite } from './conformance.js';
 import { identitiesSuite } from './identities.js';
 import { infoSuite } from './info.js';
 import { queriesSuite } from './queries.js';
@@ -29,5 +30,6 @@ export function runApiSuites(label: string, start: () => Promise<TestNode>, clea
     queriesSuite(current);
     infoSuite(current);
     accessSuite(current);
+    conformanceSuite(current);
   });
 }

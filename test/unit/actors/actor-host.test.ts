@@ -185,13 +185,14 @@ describe('ActorHost', () => {
     assert.equal(h.depth().inFlight, 0);
   });
 
-  it('answers a message without a string key or op with UNHANDLED "malformed actor message"', async () => {
+  it('answers a message without a string key or op with 400 INVALID_MESSAGE naming the field', async () => {
     await start({ mailboxSize: 8 });
     const subject = entitySubject(FAMILY, 'x');
-    for (const msg of [{ op: 'do' }, { key: 5, op: 'do' }, { key: 'x' }, { key: 'x', op: 7 }, null, 'text']) {
+    const cases: [unknown, string][] = [[{ op: 'do' }, 'key'], [{ key: 5, op: 'do' }, 'key'], [{ key: 'x' }, 'op'], [{ key: 'x', op: 7 }, 'op'], [null, 'key'], ['text', 'key']];
+    for (const [msg, field] of cases) {
       await assert.rejects(bus.request(subject, msg, { timeoutMs: 2000 }), (err: unknown) => {
-        rejectsWith('UNHANDLED', 500)(err);
-        assert.deepEqual((err as ApiError).apiCause, { code: 'UNHANDLED', message: 'malformed actor message' });
+        rejectsWith('INVALID_MESSAGE', 400)(err);
+        assert.equal(((err as ApiError).apiCause as { field?: unknown }).field, field);
         return true;
       }, JSON.stringify(msg));
     }

@@ -2,7 +2,7 @@
 // and is forgotten with its node.
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { RouterPresence } from '../../../src/actors/router-presence.js';
+import { RouterPresence } from '../../../src/rpc/router-presence.js';
 import { MemoryBus } from '../../../src/bus/memory-bus.js';
 import { PresenceExchange } from '../../../src/cluster/presence-exchange.js';
 

@@ -3,11 +3,12 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CallerCache, type ResolvedSession } from '../../../src/gateway/middleware/caller-cache.js';
+import { CallerCache } from '../../../src/gateway/middleware/caller-cache.js';
+import type { SessionInfo } from '../../../src/protocol/v1/query-messages.js';
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');
 
-function session(id: string): ResolvedSession {
+function session(id: string): SessionInfo {
   return {
     apiSessionId: id,
     identityId: 'identity-1',
@@ -15,6 +16,9 @@ function session(id: string): ResolvedSession {
     isAdmin: true,
     expiresAt: new Date(T0 + 1_800_000).toISOString(),
     expirationSeconds: 1_800,
+    isMfaRequired: false,
+    isMfaComplete: false,
+    requiredExtJwtSigner: null,
   };
 }
 

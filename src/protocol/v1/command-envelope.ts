@@ -1,0 +1,33 @@
+// What every command on an entity subject (`weft.v1.<kind>.<shard>`) carries besides its op:
+// the actor key, the entity id, and the requester's request id, deadline and applied sequence
+// (cluster mode). The CRUD commands every actor family serves are declared here once.
+
+import { optNum, optStr, str, type Fields } from './message-fields.js';
+
+/** The envelope fields of a command message. */
+export type CommandEnvelope = {
+  /** The actor the command is for (entity id, or the kind of a catalog). */
+  key: string;
+  /** The entity the command is about (the key for entity actors). */
+  id?: string;
+  /** Random id of the request (cluster mode: finds its outcome in the log after a lost answer). */
+  rid?: string;
+  /** Epoch ms after which the requester no longer waits. */
+  deadline?: number;
+  /** Cluster mode: how far the requester's node had applied the log (the owner applies at
+   * least that far before handling; see ActorHost). */
+  seen?: number;
+};
+
+/** The CRUD commands of every actor family; `body` is the request body, validated by the
+ * resource declaration on the receiving side. */
+export type CrudCommand =
+  | { op: 'create'; body: unknown }
+  | { op: 'replace'; body: unknown }
+  | { op: 'patch'; body: unknown }
+  | { op: 'delete' };
+
+/** Reads the envelope fields of a received command. */
+export function readEnvelope(m: Fields): CommandEnvelope {
+  return { key: str(m, 'key'), id: optStr(m, 'id'), rid: optStr(m, 'rid'), deadline: optNum(m, 'deadline'), seen: optNum(m, 'seen') };
+}

@@ -1,0 +1,137 @@
+// Presentation: turns stored entities into their wire shape (secret fields dropped, refs,
+// computed fields and _links added). Used by the node-local query handler only.
+
+import type { Entity } from '../domain/commands.js';
+import { isDisabled } from '../domain/identity-state.js';
+import { resourceOf } from '../domain/registry.js';
+import { fieldsOf } from '../domain/resource.js';
+import type { Viewer } from '../protocol/v1/query-messages.js';
+import type { Replica } from '../store/replica.js';
+
+export type Wire = Record<string, unknown>;
+
+export function selfLink(kind: string, id: string): { self: { href: string } } {
+  return { self: { href: `./${kind}/${encodeURIComponent(id)}` } };
+}
+
+/** `{id, name, entity, _links}` reference to another entity. */
+export function entityRef(kind: string, id: string, name: string): Wire {
+  return { _links: selfLink(kind, id), entity: resourceOf(kind).entity, id, name };
+}
+
+export type { Viewer };
+
+/** Adds kind-specific fields to a presented record. */
+export type Decorator = (wire: Wire, record: Entity, ctx: { replica: Replica; viewer: Viewer }) => Promise<void>;
+
+export class Presenter {
+  private readonly decorators = new Map<string, Decorator>();
+
+  constructor(private readonly replica: Replica) {
+    this.decorators.set('identities', (w, r) => this.identity(w, r));
+    this.decorators.set('api-sessions', (w, r) => this.apiSession(w, r));
+    this.decorators.set('authenticators', (w, r) => this.authenticator(w, r));
+  }
+
+  /** Registers a decorator of a kind; several for one kind run in registration order (services
+   * get permissions from the access model and their config map from the configs). */
+  decorate(kind: string, decorator: Decorator): void {
+    const earlier = this.decorators.get(kind);
+    if (!earlier) {
+      this.decorators.set(kind, decorator);
+      return;
+    }
+    this.decorators.set(kind, async (wire, record, ctx) => {
+      await earlier(wire, record, ctx);
+      await decorator(wire, record, ctx);
+    });
+  }
+
+  async present(kind: string, record: Entity, viewer: Viewer = {}): Promise<Wire> {
+    const wire = this.base(kind, record);
+    await this.decorators.get(kind)?.(wire, record, { replica: this.replica, viewer });
+    return wire;
+  }
+
+  async presentAll(kind: string, records: Entity[], viewer: Viewer = {}): Promise<Wire[]> {
+    return Promise.all(records.map((r) => this.present(kind, r, viewer)));
+  }
+
+  private base(kind: string, record: Entity): Wire {
+    const fields = fieldsOf(resourceOf(kind));
+    const wire: Wire = {};
+    for (const [name, value] of Object.entries(record)) {
+      const spec = fields[name];
+      if (spec?.secret) continue;
+      wire[name] = value;
+    }
+    wire.tags = record.tags ?? {};
+    wire._links = selfLink(kind, record.id);
+    return wire;
+  }
+
+  private async identity(wire: Wire, record: Entity): Promise<void> {
+    const typeId = String(record.typeId ?? 'Default');
+    const policyId = String(record.authPolicyId ?? 'default');
+    const policy = await this.replica.get('auth-policies', policyId);
+    wire.type = entityRef('identity-types', typeId, typeId);
+    wire.authPolicy = entityRef('auth-policies', policyId, String(policy?.name ?? policyId));
+    wire.disabled = isDisabled(record);
+    wire.disabledAt ??= null;
+    wire.disabledUntil ??= null;
+    wire.envInfo ??= {};
+    wire.sdkInfo ??= {};
+    wire.externalId ??= null;
+    wire.isMfaEnabled = false;
+    wire.hasEdgeRouterConnection = false;
+    wire.edgeRouterConnectionStatus = 'offline';
+    wire.enrollment = {};
+    wire.authenticators = await this.authenticatorSummary(record.id);
+    wire.hasApiSession = await this.hasAny('api-sessions', 'identityId', record.id);
+    wire._links = {
+      ...selfLink('identities', record.id),
+      'api-sessions': { href: `./identities/${encodeURIComponent(record.id)}/api-sessions` },
+      'auth-policies': { href: `./auth-policies/${encodeURIComponent(policyId)}` },
+      authenticators: { href: `./identities/${encodeURIComponent(record.id)}/authenticators` },
+    };
+  }
+
+  private async authenticatorSummary(identityId: string): Promise<Wire> {
+    const summary: Wire = {};
+    const auths = await this.replica.getMany('authenticators', await this.replica.idsWhereList('authenticators', 'identityId', identityId));
+    for (const auth of auths) {
+      if (auth?.method === 'updb') summary.updb = { id: auth.id, username: auth.username };
+      if (auth?.method === 'cert') summary.cert = { id: auth.id, fingerprint: auth.fingerprint };
+    }
+    return summary;
+  }
+
+  private async hasAny(kind: string, field: string, value: string): Promise<boolean> {
+    return (await this.replica.idsWhereList(kind, field, value)).length > 0;
+  }
+
+  private async authenticator(wire: Wire, record: Entity): Promise<void> {
+    const identity = await this.replica.get('identities', String(record.identityId));
+    wire.identity = entityRef('identities', String(record.identityId), String(identity?.name ?? ''));
+    wire.username ??= '';
+    wire.certPem ??= '';
+    wire.fingerprint ??= '';
+    wire.isIssuedByNetwork = record.isIssuedByNetwork === true;
+    wire.isExtendRequested = false;
+    wire.isKeyRollRequested = false;
+    wire.extendRequestedAt = null;
+    wire.lastAuthResolvedToRoot = false;
+    wire.lastExtendRolledKeys = false;
+  }
+
+  private async apiSession(wire: Wire, record: Entity): Promise<void> {
+    const identity = await this.replica.get('identities', String(record.identityId));
+    wire.identity = entityRef('identities', String(record.identityId), String(identity?.name ?? ''));
+    wire.cachedLastActivityAt = record.lastActivityAt;
+    wire.authQueries = [];
+    wire.isCertExtendable = false;
+    wire.isCertExtendRequested = false;
+    wire.isCertKeyRollRequested = false;
+    wire.improperClientCertChain = false;
+  }
+}

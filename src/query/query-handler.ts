@@ -1,0 +1,259 @@
+// The node-local query handler: answers reads (get, list, sessions, role attributes, counts)
+// from this node's replica, so reads never cross the network. It never writes.
+
+import { JsonText } from '../bus/bus.js';
+import { sessionBookkeepingOnly, type Command, type Entity } from '../domain/commands.js';
+import { NO_LIMIT_REPORTED, parsePagingParam, resolvePaging } from '../domain/paging.js';
+import { evaluate, parseQuery, parseSortParam, QueryError, type Query } from '../domain/query/index.js';
+import { resolveSymbol } from '../domain/query-symbols.js';
+import { RESOURCES, hasResource, resourceOf } from '../domain/registry.js';
+import { filterableFields } from '../domain/resource.js';
+import { ApiError, invalidFilter } from '../errors.js';
+import { QueryEngine, type Scope } from '../store/query-engine.js';
+import type { AppliedEvent, Replica } from '../store/replica.js';
+import type { NodeDirectory } from '../protocol/v1/node-announcements.js';
+import { listControllers } from './controllers.js';
+import { registerRouterDecorators } from './present-routers.js';
+import { registerSessionDecorators } from './present-sessions.js';
+import { clientQueries } from './client-queries.js';
+import type { PresenceView } from './present-routers.js';
+import { AccessQueries } from './access-queries.js';
+import { registerAccessDecorators } from './access-decorators.js';
+import { answerConfigQuery, decorateConfig, decorateServiceConfigs } from './config-queries.js';
+import { credentialQueries, registerCredentialDecorators } from './credential-queries.js';
+import { enrollmentQueries, registerEnrollmentDecorators } from './enrollment-queries.js';
+import { ListCursors } from './list-cursors.js';
+import { Presenter, type Viewer } from './present.js';
+import { RenderCache } from './render-cache.js';
+import { presentPostureCheck } from './present-posture-checks.js';
+import { mfaQueries, registerMfaDecorators } from './mfa-queries.js';
+import { SessionQueries, type SessionActivity } from './session-queries.js';
+import { postureCheckTypes } from './posture-check-types.js';
+import { dispatch, readMessage, type HandlerTable } from '../protocol/v1/handler-table.js';
+import { QUERY_PROTOCOL, type ListParams, type QueryRequest, type SessionInfo, type Viewer as MessageViewer } from '../protocol/v1/query-messages.js';
+
+export type { ListParams, SessionInfo };
+
+export class QueryHandler {
+  private readonly engine: QueryEngine;
+  private readonly presenter: Presenter;
+  private readonly access: AccessQueries;
+  /** Entities presented recently, as JSON text (see RenderCache). */
+  private readonly rendered: RenderCache;
+  private readonly sessionQueries: SessionQueries;
+  /** When this node last applied a write other than session bookkeeping (or started): the
+   * client API's `service-updates`, which SDKs poll to know when to re-read their services. */
+  private lastChangeAt = new Date().toISOString();
+  /** Unpaged lists answered chunk by chunk (`stream` lists, then `listNext`). */
+  private readonly cursors = new ListCursors();
+  /** One handler per op of the query family. */
+  private readonly table: HandlerTable<QueryRequest>;
+  /** Node-local features answering queries under their own prefix (`ops.` → OpsHandler). */
+  private readonly delegates = new Map<string, (msg: Record<string, unknown>) => Promise<unknown>>();
+
+  constructor(
+    private readonly replica: Replica,
+    sessions: SessionActivity,
+    /** The running nodes (for `controllers`); absent in tests that need no registry. */
+    private readonly nodes?: NodeDirectory,
+    /** Routers with a live stream to this node (edge router `isOnline`, identity connections). */
+    presence?: PresenceView,
+  ) {
+    this.engine = new QueryEngine(replica);
+    this.rendered = new RenderCache(() => presence?.version ?? 0);
+    replica.events.on('applied', (event: AppliedEvent) => this.forgetChanged(event.command));
+    this.presenter = new Presenter(replica);
+    this.access = new AccessQueries(replica);
+    registerAccessDecorators(this.presenter, this.access.reader);
+    registerRouterDecorators(this.presenter, presence);
+    registerSessionDecorators(this.presenter, this.access.reader, presence);
+    this.presenter.decorate('posture-checks', presentPostureCheck);
+    this.presenter.decorate('services', decorateServiceConfigs);
+    this.presenter.decorate('configs', decorateConfig);
+    registerCredentialDecorators(this.presenter);
+    registerEnrollmentDecorators(this.presenter);
+    registerMfaDecorators(this.presenter);
+    this.sessionQueries = new SessionQueries(replica, sessions, this.presenter);
+    this.table = this.handlers();
+  }
+
+  /** Drops the renderings a command may have changed: for a login, its identity's (whose
+   * `hasApiSession` it changes; the new session was never rendered); for an activity flush, the
+   * sessions' own; for anything else, all. */
+  private forgetChanged(command: Command): void {
+    const sessions = sessionBookkeepingOnly(command);
+    if (!sessions) {
+      this.lastChangeAt = new Date().toISOString();
+      return this.rendered.clear();
+    }
+    for (const session of sessions.created) this.rendered.forget('identities', session.identityId);
+    for (const id of sessions.touched) this.rendered.forget('api-sessions', id);
+  }
+
+  /** Routes every query whose op is `<prefix>.<name>` to handler (node-local features). */
+  delegate(prefix: string, handler: (msg: Record<string, unknown>) => Promise<unknown>): void {
+    this.delegates.set(prefix, handler);
+  }
+
+  /** Answers one message of the query family (or a delegated feature's); a malformed message
+   * is 400 INVALID_MESSAGE, an unknown op 501 UNKNOWN_OPERATION. */
+  handle(msg: unknown): Promise<unknown> {
+    const op = (msg as { op?: unknown } | null | undefined)?.op;
+    const dot = typeof op === 'string' ? op.indexOf('.') : -1;
+    const delegated = dot > 0 ? this.delegates.get((op as string).slice(0, dot)) : undefined;
+    if (delegated) return delegated(msg as Record<string, unknown>);
+    try {
+      return Promise.resolve(dispatch(this.table, readMessage(QUERY_PROTOCOL, msg), undefined));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** One handler per query op (a missing one does not compile). */
+  private handlers(): HandlerTable<QueryRequest> {
+    return {
+      get: (m) => {
+        // Serialised here once: the gateway writes the text into the response as it is. A kept
+        // rendering is answered without another async step.
+        const viewer = viewerOf(m);
+        const kept = this.rendered.fresh(m.kind, m.id, viewerKey(viewer));
+        return kept !== undefined ? new JsonText(kept) : this.getJson(m.kind, m.id, viewer).then((json) => new JsonText(json));
+      },
+      list: (m) => this.list(m.kind, m.params ?? {}, viewerOf(m), undefined, m.stream === true),
+      related: (m) => this.related(m.parent, m.kind, m.params ?? {}, viewerOf(m), m.stream === true),
+      listNext: (m) => this.cursors.next(m.cursor),
+      listClose: (m) => {
+        this.cursors.close(m.cursor);
+        return {};
+      },
+      ...clientQueries({
+        replica: this.replica,
+        list: (kind, params, viewer, scope) => this.list(kind, params, viewer, scope),
+        get: (kind, id, viewer) => this.get(kind, id, viewer),
+      }),
+      configQuery: (m) => answerConfigQuery(m, { replica: this.replica, list: (kind, params, scope) => this.list(kind, params, viewerOf(m), scope) }),
+      policyAdvice: (m) => this.access.policyAdvice(m.identityId, m.serviceId),
+      ...this.sessionQueries.handlers(),
+      ...mfaQueries(this.replica),
+      ...credentialQueries(this.replica),
+      ...enrollmentQueries(this.replica),
+      roleAttributes: (m) => this.roleAttributes(m.kind, m.params?.filter ?? ''),
+      controllers: () => listControllers(this.nodes),
+      postureCheckTypes: (m) => postureCheckTypes(m),
+      summary: () => this.summary(),
+      status: () => ({ appliedSeq: this.replica.appliedSeq }),
+      serviceUpdates: () => ({ lastChangeAt: this.lastChangeAt }),
+    };
+  }
+
+  /** An entity as the wire shows it to this viewer, as JSON text (kept in the render cache). */
+  private async getJson(kind: string, id: string, viewer: Viewer): Promise<string> {
+    return this.rendered.render(kind, id, viewerKey(viewer), async () => {
+      const { record, wire } = await this.present(kind, id, viewer);
+      return { json: JSON.stringify(wire), record };
+    });
+  }
+
+  private async get(kind: string, id: string, viewer: Viewer): Promise<unknown> {
+    return (await this.present(kind, id, viewer)).wire;
+  }
+
+  /** One stored entity and its wire shape for this viewer; 404 when there is none. */
+  private async present(kind: string, id: string, viewer: Viewer): Promise<{ record: Entity; wire: unknown }> {
+    if (!hasResource(kind)) throw new ApiError('NOT_FOUND');
+    const record = await this.replica.get(kind, id);
+    if (!record) throw new ApiError('NOT_FOUND');
+    return { record, wire: await this.presenter.present(kind, record, viewer) };
+  }
+
+  /** A list page; with `stream`, an unpaged list answers `{cursor, meta}` instead (no data and
+   * no totalCount yet) and its items come from `listNext`. */
+  private async list(kind: string, params: ListParams, viewer: Viewer, scope?: Scope, stream = false): Promise<unknown> {
+    if (!scope && params.roleFilter && params.roleFilter.length > 0) {
+      scope = await this.access.roleFilterScope(kind, params.roleFilter, params.roleSemantic);
+    }
+    const query = parseListQuery(kind, params);
+    const page = resolvePaging(query, {
+      limit: parsePagingParam('limit', params.limit),
+      offset: parsePagingParam('offset', params.offset),
+    });
+    const limit = page.limit === 'none' ? NO_LIMIT_REPORTED : page.limit;
+    const filterable = filterableFields(resourceOf(kind));
+    if (stream && page.limit === 'none') {
+      const present = (records: Entity[]) => this.presenter.presentAll(kind, records, viewer);
+      const cursor = this.cursors.open(this.engine.stream(kind, query, scope), present, page.offset);
+      return { cursor, meta: { filterableFields: filterable, pagination: { limit, offset: page.offset } } };
+    }
+    const result = await this.engine.list(kind, query, page, scope);
+    return {
+      data: await this.presenter.presentAll(kind, result.items, viewer),
+      meta: { filterableFields: filterable, pagination: { limit, offset: result.offset, totalCount: result.total } },
+    };
+  }
+
+  /** `/<parent>/{id}/<child>` as RELATIONS derives it; 404 when the parent is missing. */
+  private async related(parent: { kind: string; id: string }, kind: string, params: ListParams, viewer: Viewer, stream = false): Promise<unknown> {
+    const scope = await this.access.relationScope(parent, kind, params.policyType);
+    return this.list(kind, params, viewer, scope, stream);
+  }
+
+  /** Closes the open list cursors (node shutdown). */
+  close(): void {
+    this.cursors.closeAll();
+  }
+
+  /** Distinct role attributes of a kind; the filter's symbol `id` is the attribute itself. */
+  private async roleAttributes(kind: string, filter: string): Promise<unknown> {
+    let query: Query;
+    try {
+      query = parseQuery(filter, (name) => (name === 'id' ? { type: 'string', sortable: true } : undefined));
+    } catch (err) {
+      throw err instanceof QueryError ? invalidFilter(err.message) : err;
+    }
+    const values = await this.replica.distinctValues(kind, 'roleAttributes');
+    let matched = values.filter((v) => evaluate(query.filter, (symbol) => (symbol === 'id' ? v : undefined)));
+    if (query.sort[0]?.direction === 'desc') matched.reverse();
+    const offset = query.skip ?? 0;
+    matched = matched.slice(offset, query.limit === undefined || query.limit === 'none' ? undefined : offset + query.limit);
+    return {
+      data: matched,
+      meta: { pagination: { limit: NO_LIMIT_REPORTED, offset, totalCount: matched.length }, filterableFields: ['id'] },
+    };
+  }
+
+  private summary(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const decl of RESOURCES) {
+      if (decl.ops.list) counts[decl.kind] = this.replica.count(decl.kind);
+    }
+    return counts;
+  }
+}
+
+/** What the render cache tells one viewer's renderings of an entity apart by. */
+function viewerKey(viewer: Viewer): string {
+  return `${viewer.identityId ?? ''}\u0000${viewer.configTypes?.join(',') ?? ''}`;
+}
+
+function viewerOf(msg: { viewer?: MessageViewer }): Viewer {
+  return { identityId: msg.viewer?.identityId, configTypes: msg.viewer?.configTypes };
+}
+
+/** Parses filter + sort parameters against the kind's public symbols; 400s on bad input. */
+export function parseListQuery(kind: string, params: ListParams): Query {
+  const resolve = (name: string) => resolveSymbol(kind, name);
+  let query: Query;
+  try {
+    query = parseQuery(params.filter ?? '', resolve);
+  } catch (err) {
+    throw err instanceof QueryError ? invalidFilter(err.message) : err;
+  }
+  if (query.sort.length === 0 && params.sort) {
+    try {
+      query = { ...query, sort: parseSortParam(params.sort, resolve) };
+    } catch (err) {
+      throw err instanceof QueryError ? new ApiError('INVALID_SORT_IDENTIFIER', { code: 'UNHANDLED', message: err.message }) : err;
+    }
+  }
+  return query;
+}
