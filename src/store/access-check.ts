@@ -79,6 +79,8 @@ export async function checkAccessIndex(kv: KvStore, slicer = new TimeSlicer(), c
 }
 
 const SEP = '\x00';
+/** Entities matched against one policy between two looks at the time slice. */
+const MATCHES_PER_PAUSE = 256;
 
 /** Walks the distinct prefixes of a key family (one seek each); every key under a prefix that
  * `known` refuses is reported, and so is a key of the wrong shape (no prefix). */
@@ -129,7 +131,10 @@ async function checkChunk(
     for (const p of policies) {
       const base = policyLinkRange(kind, p.id, target).gt;
       const wanted = new Set<string>();
-      for (const entity of chunk) {
+      for (let i = 0; i < chunk.length; i++) {
+        // Matching a chunk against many policies is the check's longest run without I/O.
+        if (i % MATCHES_PER_PAUSE === 0) await slicer.pause();
+        const entity = chunk[i];
         if (!matchesRoleSet(p.roles, p.semantic, entity.id, entity.attributes)) continue;
         wanted.add(policyLinkKey(kind, p.id, target, entity.id));
         const key = entityPoliciesKey(target, entity.id, kind);
