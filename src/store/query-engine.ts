@@ -28,21 +28,28 @@ interface SortKeys {
  * or an explicit id set (entities reached through policies). */
 export type Scope = { field: string; value: string } | { ids: Iterable<string> };
 
+/** What list() and stream() both start from: the kind's indexed fields, the sort (id by
+ * default), the scope's ids, and the index hint the filter (or the scope) gives. */
+function plan(kind: string, query: Query, scope?: Scope) {
+  const decl = resourceOf(kind);
+  const fields = fieldsOf(decl);
+  const indexed = new Set(indexedFields(decl));
+  const sort = query.sort.length > 0 ? query.sort : [{ field: 'id', direction: 'asc' as const }];
+  const ids = scope && 'ids' in scope ? [...new Set(scope.ids)] : undefined;
+  const hint =
+    scope && 'field' in scope
+      ? ({ field: scope.field, kind: 'eq', values: [scope.value] } as IndexHint)
+      : extractIndexHint(query.filter, (f) => indexed.has(f) && Boolean(fields[f]));
+  return { indexed, sort, ids, hint };
+}
+
 export class QueryEngine {
   constructor(private readonly replica: Replica) {}
 
   /** Runs a parsed query with resolved paging over one kind. */
   async list(kind: string, query: Query, page: PageRequest, scope?: Scope): Promise<Page<Entity>> {
-    const decl = resourceOf(kind);
-    const fields = fieldsOf(decl);
-    const indexed = new Set(indexedFields(decl));
+    const { indexed, sort, ids, hint } = plan(kind, query, scope);
     const get = (record: Entity, field: string) => readPath(record, field);
-    const sort = query.sort.length > 0 ? query.sort : [{ field: 'id', direction: 'asc' as const }];
-    const ids = scope && 'ids' in scope ? [...new Set(scope.ids)] : undefined;
-    const hint =
-      scope && 'field' in scope
-        ? ({ field: scope.field, kind: 'eq', values: [scope.value] } as IndexHint)
-        : extractIndexHint(query.filter, (f) => indexed.has(f) && Boolean(fields[f]));
     if (!scope && hint && isExactHint(query.filter, hint) && sort.length === 1) {
       const reverse = sort[0].direction === 'desc';
       if (sort[0].field === hint.field && sortableScalar(kind, hint.field)) return this.exactRange(kind, hint, reverse, page);
@@ -87,15 +94,7 @@ export class QueryEngine {
    * in that order; a record changed meanwhile is checked against the filter again.
    */
   async *stream(kind: string, query: Query, scope?: Scope): AsyncGenerator<Entity | typeof TICK> {
-    const decl = resourceOf(kind);
-    const fields = fieldsOf(decl);
-    const indexed = new Set(indexedFields(decl));
-    const sort = query.sort.length > 0 ? query.sort : [{ field: 'id', direction: 'asc' as const }];
-    const ids = scope && 'ids' in scope ? [...new Set(scope.ids)] : undefined;
-    const hint =
-      scope && 'field' in scope
-        ? ({ field: scope.field, kind: 'eq', values: [scope.value] } as IndexHint)
-        : extractIndexHint(query.filter, (f) => indexed.has(f) && Boolean(fields[f]));
+    const { indexed, sort, ids, hint } = plan(kind, query, scope);
     const matches = (record: Entity) => evaluate(query.filter, (symbol) => readPath(record, symbol));
     // The orders list() takes for the same query, so that both give the same items in the same order.
     let ordered: AsyncIterable<Entity> | undefined;
