@@ -114,12 +114,13 @@ export function failedByAnswer(outcomes: WriteOutcome[]): WriteOutcome[] {
 }
 
 /** Writes sent at or after `since` (a kill) whose answer took more than `limitMs`. */
-export function lateAnswers(outcomes: WriteOutcome[], since: number, limitMs: number): string[] {
-  // Writes already on their way at the fault are not counted: their answer waits, truthfully,
-  // until the log tells whether they were stored (after JetStream's leader election or the
-  // command's expiry), which can take longer than the limit. Every write sent after it counts.
+export function lateAnswers(outcomes: WriteOutcome[], since: number, limitMs: number, graceMs = 0): string[] {
+  // Writes already on their way at the fault (or sent within `graceMs` of it) are not counted:
+  // their answer waits, truthfully, until the log tells whether they were stored (after
+  // JetStream's leader election or the command's expiry), which can take longer than the limit.
+  // Every write sent after that counts.
   return outcomes
-    .filter((o) => o.status !== undefined && o.startedAt >= since && o.ms > limitMs)
+    .filter((o) => o.status !== undefined && o.startedAt >= since + graceMs && o.ms > limitMs)
     .map((o) => `${o.name}: ${o.status} after ${o.ms} ms, ${o.startedAt + o.ms - since} ms after the kill`);
 }
 
