@@ -28,11 +28,11 @@ async function all(kv: KvStore): Promise<[string, string][]> {
 }
 
 /** The wire messages a server would send for the LevelDB at `dir`, optionally altered. */
-async function messagesOf(dir: string, alter: { sha256?: Buffer; totalBytes?: number; appliedSeq?: number; dropLast?: number; noTrailer?: boolean; extraFile?: [string, Buffer]; skip?: RegExp } = {}): Promise<WireSnapshotResponse[]> {
+async function messagesOf(dir: string, alter: { sha256?: Buffer; totalBytes?: number; appliedSeq?: number; dropLast?: number; noTrailer?: boolean; extraFile?: [string, Buffer]; leaveOut?: RegExp } = {}): Promise<WireSnapshotResponse[]> {
   const checkpoint = `${dir}.checkpoint`;
   const appliedSeq = await checkpointLevelDb(dir, checkpoint, APPLIED_SEQ_KEY);
   const chunks: Buffer[] = [];
-  const files = (await dbFiles(checkpoint)).filter((name) => !alter.skip?.test(name));
+  const files = (await dbFiles(checkpoint)).filter((name) => !alter.leaveOut?.test(name));
   for await (const chunk of encodeFiles(checkpoint, files)) chunks.push(chunk);
   await rm(checkpoint, { recursive: true, force: true });
   if (alter.extraFile) {
@@ -223,7 +223,7 @@ describe('receiveSnapshot', () => {
   });
 
   it('fails when a file the copy needs is missing, though size and hash match', async () => {
-    const messages = await messagesOf(kv.path, { skip: /^MANIFEST-/ });
+    const messages = await messagesOf(kv.path, { leaveOut: /^MANIFEST-/ });
     await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'missing')), (err) => err instanceof SnapshotIntegrityError && /does not open/.test(err.message));
     assert.equal(existsSync(join(root, 'missing')), false);
   });
