@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import type { NatsConnection } from 'nats';
 import type { Logger } from '../logger.js';
+import { apiErrorCode, STREAM_NOT_FOUND } from '../log/jetstream-stream.js';
 import { fetchSnapshot, grpcTarget, type ReceivedSnapshot, type SnapshotClientTls } from '../rpc/snapshot-client.js';
 import { APPLIED_SEQ_KEY } from '../store/keys.js';
 import { LevelKv } from '../store/level-kv.js';
@@ -136,7 +137,7 @@ async function logBounds(nc: NatsConnection, stream: string): Promise<LogBounds 
     const { state } = await jsm.streams.info(stream);
     return { firstSeq: Math.max(1, state.first_seq), lastSeq: state.last_seq };
   } catch (err) {
-    if ((err as { api_error?: { err_code?: number } }).api_error?.err_code === 10059) return undefined;
+    if (apiErrorCode(err) === STREAM_NOT_FOUND) return undefined;
     throw err;
   }
 }
