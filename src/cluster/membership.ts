@@ -27,6 +27,9 @@ export interface MemberInfo extends NodeAnnouncement {
 /** The key under which a node is asked to drain (`weft cluster remove`); expires with the bucket's TTL. */
 const DRAIN_PREFIX = 'drain.';
 
+/** A member not heard from for this long is gone (ms), unless MembershipOptions.deadAfterMs says otherwise. */
+const DEAD_AFTER_MS = 3_000;
+
 export interface MembershipOptions {
   nc: NatsConnection;
   clusterName: string;
@@ -67,7 +70,7 @@ export class Membership implements NodeDirectory {
     private readonly opts: MembershipOptions,
   ) {
     this.intervalMs = opts.intervalMs ?? 1_000;
-    this.deadAfterMs = opts.deadAfterMs ?? 3_000;
+    this.deadAfterMs = opts.deadAfterMs ?? DEAD_AFTER_MS;
   }
 
   /** Opens the members bucket; refuses (NodeIdInUseError) when the node id is live elsewhere. */
@@ -239,7 +242,7 @@ export async function readMembers(nc: NatsConnection, clusterName: string, opts:
   clearTimeout(timer);
   watcher.stop();
   await reading.catch(() => undefined);
-  const freshMs = opts.freshMs ?? 3_000;
+  const freshMs = opts.freshMs ?? DEAD_AFTER_MS;
   const members: MemberInfo[] = [];
   for (const entry of latest.values()) {
     if (entry.key.startsWith(DRAIN_PREFIX) || entry.operation !== 'PUT' || Date.now() - entry.created.getTime() > freshMs) continue;
