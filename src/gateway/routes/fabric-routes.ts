@@ -50,7 +50,7 @@ export function addFabricRoutes(router: Router, node: NodeClient): void {
     requireAdmin(ctx);
     for (const kind of ['routers', 'edge-routers']) {
       try {
-        sendData(ctx, fabricRouter(JSON.parse(await node.queryJson({ op: 'get', kind, id: ctx.params.id, viewer: viewer(ctx) })) as Wire));
+        sendData(ctx, fabricRouter(await node.query({ op: 'get', kind, id: ctx.params.id, viewer: viewer(ctx) })));
         return;
       } catch (err) {
         if (!(err instanceof ApiError) || err.code !== 'NOT_FOUND') throw err;
