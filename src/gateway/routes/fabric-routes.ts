@@ -39,10 +39,11 @@ export function addFabricRoutes(router: Router, node: NodeClient): void {
   router.get('/routers', async (ctx) => {
     requireAdmin(ctx);
     const { limit, offset } = pageOf(ctx);
-    const params = { ...listParams(ctx), limit: String(MERGED_PAGE), offset: '0' };
+    const requested = listParams(ctx);
+    const params = { ...requested, limit: String(MERGED_PAGE), offset: '0' };
     const pages = await Promise.all(['routers', 'edge-routers'].map((kind) => node.query({ op: 'list', kind, params, viewer: viewer(ctx) })));
     const all = pages.flatMap((page) => (page.data as Wire[]).map(fabricRouter));
-    if (!listParams(ctx).sort) all.sort((a, b) => String(a.name).localeCompare(String(b.name)));
+    if (!requested.sort) all.sort((a, b) => String(a.name).localeCompare(String(b.name)));
     const totalCount = pages.reduce((sum, page) => sum + Number((page.meta.pagination as Wire | undefined)?.totalCount ?? 0), 0);
     sendData(ctx, all.slice(offset, offset + limit), { pagination: { limit, offset, totalCount }, filterableFields: pages[0].meta.filterableFields ?? [] });
   });
