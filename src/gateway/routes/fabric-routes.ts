@@ -5,6 +5,7 @@
 import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { newId } from '../../domain/ids.js';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../../domain/paging.js';
 import { resourceOf } from '../../domain/registry.js';
 import { ApiError } from '../../errors.js';
 import { sendCreated, sendData, sendDataJson, sendEmpty } from '../envelope.js';
@@ -15,9 +16,6 @@ import type { NodeClient } from '../node-client.js';
 import { listParams, viewer } from './resource-routes.js';
 
 export const FABRIC_PATH = '/fabric/v1';
-
-/** Upstream's largest page; fabric router lists merge two kinds of at most this many each. */
-const MERGED_PAGE = 500;
 
 type Wire = Record<string, unknown>;
 
@@ -40,7 +38,8 @@ export function addFabricRoutes(router: Router, node: NodeClient): void {
     requireAdmin(ctx);
     const { limit, offset } = pageOf(ctx);
     const requested = listParams(ctx);
-    const params = { ...requested, limit: String(MERGED_PAGE), offset: '0' };
+    // Fabric router lists merge two kinds of at most one full page (MAX_LIMIT) each.
+    const params = { ...requested, limit: String(MAX_LIMIT), offset: '0' };
     const pages = await Promise.all(['routers', 'edge-routers'].map((kind) => node.query({ op: 'list', kind, params, viewer: viewer(ctx) })));
     const all = pages.flatMap((page) => (page.data as Wire[]).map(fabricRouter));
     if (!requested.sort) all.sort((a, b) => String(a.name).localeCompare(String(b.name)));
@@ -105,5 +104,5 @@ function pageOf(ctx: Context): { limit: number; offset: number } {
     const value = Number(Array.isArray(raw) ? raw[0] : raw);
     return Number.isInteger(value) && value >= 0 ? value : fallback;
   };
-  return { limit: Math.min(number('limit', 10), MERGED_PAGE), offset: number('offset', 0) };
+  return { limit: Math.min(number('limit', DEFAULT_LIMIT), MAX_LIMIT), offset: number('offset', 0) };
 }
