@@ -4,6 +4,7 @@
 
 import type { Context } from 'koa';
 import type Router from '@koa/router';
+import { MAX_LIMIT } from '../../domain/paging.js';
 import { ApiError } from '../../errors.js';
 import { sendData } from '../envelope.js';
 import { requireCaller, type Caller } from '../middleware/session.js';
@@ -14,7 +15,7 @@ import type { BaseUrl } from './info-routes.js';
 type Wire = Record<string, unknown>;
 
 /** The most entities one of these reads merges (upstream's largest page). */
-const MAX_PAGE = '500';
+const MAX_PAGE = String(MAX_LIMIT);
 
 const SIGNER_FIELDS = [
   'id', 'createdAt', 'updatedAt', 'tags', '_links', 'name', 'externalAuthUrl', 'clientId', 'audience', 'scopes',

@@ -19,7 +19,7 @@ export function addControllerSettingsRoutes(router: Router, node: NodeClient): v
   const decl = resourceOf(KIND);
   const read = async (id: string): Promise<Wire | undefined> => {
     try {
-      return JSON.parse(await node.queryJson({ op: 'get', kind: KIND, id })) as Wire;
+      return await node.query({ op: 'get', kind: KIND, id });
     } catch (err) {
       if (err instanceof ApiError && err.code === 'NOT_FOUND') return undefined;
       throw err;

@@ -5,6 +5,7 @@
 import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { newId } from '../../domain/ids.js';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../../domain/paging.js';
 import { resourceOf } from '../../domain/registry.js';
 import { ApiError } from '../../errors.js';
 import { sendCreated, sendData, sendDataJson, sendEmpty } from '../envelope.js';
@@ -15,9 +16,6 @@ import type { NodeClient } from '../node-client.js';
 import { listParams, viewer } from './resource-routes.js';
 
 export const FABRIC_PATH = '/fabric/v1';
-
-/** Upstream's largest page; fabric router lists merge two kinds of at most this many each. */
-const MERGED_PAGE = 500;
 
 type Wire = Record<string, unknown>;
 
@@ -39,10 +37,12 @@ export function addFabricRoutes(router: Router, node: NodeClient): void {
   router.get('/routers', async (ctx) => {
     requireAdmin(ctx);
     const { limit, offset } = pageOf(ctx);
-    const params = { ...listParams(ctx), limit: String(MERGED_PAGE), offset: '0' };
+    const requested = listParams(ctx);
+    // Fabric router lists merge two kinds of at most one full page (MAX_LIMIT) each.
+    const params = { ...requested, limit: String(MAX_LIMIT), offset: '0' };
     const pages = await Promise.all(['routers', 'edge-routers'].map((kind) => node.query({ op: 'list', kind, params, viewer: viewer(ctx) })));
     const all = pages.flatMap((page) => (page.data as Wire[]).map(fabricRouter));
-    if (!listParams(ctx).sort) all.sort((a, b) => String(a.name).localeCompare(String(b.name)));
+    if (!requested.sort) all.sort((a, b) => String(a.name).localeCompare(String(b.name)));
     const totalCount = pages.reduce((sum, page) => sum + Number((page.meta.pagination as Wire | undefined)?.totalCount ?? 0), 0);
     sendData(ctx, all.slice(offset, offset + limit), { pagination: { limit, offset, totalCount }, filterableFields: pages[0].meta.filterableFields ?? [] });
   });
@@ -50,7 +50,7 @@ export function addFabricRoutes(router: Router, node: NodeClient): void {
     requireAdmin(ctx);
     for (const kind of ['routers', 'edge-routers']) {
       try {
-        sendData(ctx, fabricRouter(JSON.parse(await node.queryJson({ op: 'get', kind, id: ctx.params.id, viewer: viewer(ctx) })) as Wire));
+        sendData(ctx, fabricRouter(await node.query({ op: 'get', kind, id: ctx.params.id, viewer: viewer(ctx) })));
         return;
       } catch (err) {
         if (!(err instanceof ApiError) || err.code !== 'NOT_FOUND') throw err;
@@ -104,5 +104,5 @@ function pageOf(ctx: Context): { limit: number; offset: number } {
     const value = Number(Array.isArray(raw) ? raw[0] : raw);
     return Number.isInteger(value) && value >= 0 ? value : fallback;
   };
-  return { limit: Math.min(number('limit', 10), MERGED_PAGE), offset: number('offset', 0) };
+  return { limit: Math.min(number('limit', DEFAULT_LIMIT), MAX_LIMIT), offset: number('offset', 0) };
 }

@@ -32,10 +32,10 @@ export function addSessionCertificateRoutes(router: Router, node: NodeClient): v
     const caller = requireCaller(ctx);
     const params = listParams(ctx);
     const scope = `apiSessionId = "${quoted(caller.apiSessionId)}"`;
-    const own = typeof params.filter === 'string' && params.filter.trim() !== '' ? params.filter : undefined;
+    const asked = typeof params.filter === 'string' && params.filter.trim() !== '' ? params.filter : undefined;
     // The caller's filter becomes one group ANDed with the scope: it must not close the group.
-    if (own !== undefined && !isBalanced(own)) throw invalidFilter('unbalanced parentheses');
-    const filter = own === undefined ? scope : `${scope} and (${own})`;
+    if (asked !== undefined && !isBalanced(asked)) throw invalidFilter('unbalanced parentheses');
+    const filter = asked === undefined ? scope : `${scope} and (${asked})`;
     const page = await node.query({ op: 'list', kind: KIND, params: { ...params, filter }, viewer: {} });
     sendData(ctx, (page.data as Wire[]).map(present), page.meta);
   });
