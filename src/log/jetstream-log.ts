@@ -3,7 +3,7 @@
 // twice; it never reports a failure when the outcome is unknown. Followers: jetstream-follower.ts;
 // the stream's creation: jetstream-stream.ts.
 
-import { ErrorCode, Events, nuid, type JetStreamClient, type JetStreamManager, type NatsConnection, type Status } from 'nats';
+import { ErrorCode, Events, nuid, type JetStreamClient, type NatsConnection, type Status } from 'nats';
 import type { Log, LogEntry } from './log.js';
 import type { BatchHandler, LogSubscription } from './log-follower.js';
 import { JetStreamFollower, type FollowStream } from './jetstream-follower.js';
@@ -64,7 +64,6 @@ export class JetStreamLog<C = unknown> implements Log<C> {
   readonly #streamInfoSubject: string;
   #state: 'closed' | 'opening' | 'open' | 'closing' = 'closed';
   #js: JetStreamClient | null = null;
-  #jsm: JetStreamManager | null = null;
   #followSource: FollowStream | null = null;
   #connected = false;
   #status: AsyncIterable<Status> | null = null;
@@ -100,13 +99,13 @@ export class JetStreamLog<C = unknown> implements Log<C> {
     if (this.#opts.nc.isClosed()) throw new LogUnavailableError('JetStreamLog: the NATS connection is closed');
     this.#state = 'opening';
     try {
-      this.#jsm = await this.#opts.nc.jetstreamManager({ timeout: API_TIMEOUT_MS, checkAPI: false });
+      const jsm = await this.#opts.nc.jetstreamManager({ timeout: API_TIMEOUT_MS, checkAPI: false });
       this.#js = this.#opts.nc.jetstream({ timeout: API_TIMEOUT_MS });
       const quick = { timeout: FOLLOW_API_TIMEOUT_MS };
       const followJsm = await this.#opts.nc.jetstreamManager({ ...quick, checkAPI: false });
       this.#followSource = { js: this.#opts.nc.jetstream(quick), jsm: followJsm, stream: this.#opts.stream };
       const { stream, subject, replicas, maxAgeMs, maxBytes } = this.#opts;
-      this.#replicas = (await ensureLogStream(this.#jsm, { stream, subject, replicas, maxAgeMs, maxBytes }, () => this.#opts.nc.isClosed())).config.num_replicas;
+      this.#replicas = (await ensureLogStream(jsm, { stream, subject, replicas, maxAgeMs, maxBytes }, () => this.#opts.nc.isClosed())).config.num_replicas;
     } catch (err) {
       this.#state = 'closed';
       throw err;

@@ -39,8 +39,6 @@ async function checkExpectations(tx: Transaction, ops: Op[]): Promise<void> {
   }
 }
 
-export type { ApplyContext };
-
 async function applyOp(ctx: ApplyContext, op: Op): Promise<void> {
   const { tx } = ctx;
   switch (op.op) {

@@ -13,13 +13,13 @@ import { PackedLeaf } from './packed-leaf.js';
 const MAX_FILL = 64;
 const MIN_FILL = 16;
 
-/** The in-memory KvStore. Data survives close()/open() of the same instance, not the process. */
 /** Options for {@link MemoryKv}. */
 export interface MemoryKvOptions {
   /** Leaves kept packed (PackedLeaf): compact, each read of a leaf not recently used decodes it. */
   packed?: boolean;
 }
 
+/** The in-memory KvStore. Data survives close()/open() of the same instance, not the process. */
 export class MemoryKv implements KvStore {
   readonly #packed: boolean;
   #root: BTreeNode;
@@ -332,7 +332,6 @@ async function* scanAsync(root: BTreeNode, range: KvRange): AsyncIterable<[strin
 async function* mapAsync<T, U>(source: AsyncIterable<T>, fn: (item: T) => U): AsyncIterable<U> {
   for await (const item of source) yield fn(item);
 }
-
 
 /** Builds the branches over a level of nodes (firsts[i]: the smallest key under nodes[i]),
  * bottom-up, and returns the root. */
