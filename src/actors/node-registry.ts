@@ -1,10 +1,11 @@
 // The node registry: every node announces itself on the bus every few seconds (heartbeat event)
 // and keeps the last announcement of each peer. Volatile, per node; never stored in the replica.
 
-import { createHash, X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import type { Bus, Subscription } from '../bus/bus.js';
 import { eventSubject } from '../bus/subjects.js';
 import type { KnownNode, NodeAnnouncement, NodeDirectory } from '../protocol/v1/node-announcements.js';
+import { certFingerprint as derFingerprint } from '../pki/ca-certificates.js';
 
 export type { KnownNode, NodeAnnouncement, NodeDirectory };
 
@@ -91,7 +92,7 @@ export class NodeRegistry implements NodeDirectory {
 
 /** Hex SHA-1 of a PEM certificate's DER, the upstream fingerprint format. */
 export function certFingerprint(certPem: string): string {
-  return createHash('sha1').update(new X509Certificate(certPem).raw).digest('hex');
+  return derFingerprint(new X509Certificate(certPem));
 }
 
 function asAnnouncement(msg: unknown): NodeAnnouncement | undefined {

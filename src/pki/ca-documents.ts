@@ -2,8 +2,9 @@
 // PKCS#7 SignedData, base64 DER, RFC 7030 §4.1.3) and a JWKS of the CA key that signs
 // enrollment JWTs (kid = hex SHA-1 of the certificate, as in the JWT headers).
 
-import { createHash, createPublicKey, X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import forge from 'node-forge';
+import { certFingerprint } from './ca-certificates.js';
 
 /** Base64 DER of a degenerate PKCS#7 SignedData holding every certificate of `pem`. */
 export function estCaCerts(pem: string): string {
@@ -18,8 +19,8 @@ export function estCaCerts(pem: string): string {
 /** `{keys: [jwk]}` of the CA certificate's public key. */
 export function caJwks(caCertPem: string): { keys: Record<string, unknown>[] } {
   const cert = new X509Certificate(caCertPem);
-  const jwk = createPublicKey(cert.publicKey.export({ type: 'spki', format: 'pem' })).export({ format: 'jwk' }) as Record<string, unknown>;
-  const kid = createHash('sha1').update(cert.raw).digest('hex');
+  const jwk = cert.publicKey.export({ format: 'jwk' }) as Record<string, unknown>;
+  const kid = certFingerprint(cert);
   const alg = jwk.kty === 'RSA' ? 'RS256' : jwk.crv === 'P-384' ? 'ES384' : jwk.crv === 'P-521' ? 'ES512' : 'ES256';
   return { keys: [{ ...jwk, kid, alg, use: 'sig', x5c: [cert.raw.toString('base64')] }] };
 }

@@ -1,8 +1,9 @@
 // Enrollment JWTs in the upstream shape (BEHAVIOR.md §5.1): signed with the node's signing key,
 // header kid = hex SHA-1 of the signing cert. Does no storage; callers decide token and expiry.
 
-import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { importPKCS8, SignJWT } from 'jose';
+import { certFingerprint } from './ca-certificates.js';
 
 /** The signing material: the certificate (for kid) and its private key, both PEM. */
 export interface JwtSigner {
@@ -111,7 +112,7 @@ async function importSigningKey(signer: JwtSigner): Promise<SigningKey> {
   const privateKey = createPrivateKey(signer.keyPem);
   const alg = algorithmOf(privateKey.asymmetricKeyType, privateKey.asymmetricKeyDetails?.namedCurve);
   const pkcs8 = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  const kid = createHash('sha1').update(new X509Certificate(signer.certPem).raw).digest('hex');
+  const kid = certFingerprint(new X509Certificate(signer.certPem));
   return { alg, kid, key: await importPKCS8(pkcs8, alg) };
 }
 

@@ -4,13 +4,10 @@
 
 import type { Entity } from '../domain/commands.js';
 import type { HandlerTable } from '../protocol/v1/handler-table.js';
-import type { QueryRequest } from '../protocol/v1/query-messages.js';
+import type { CertIdentity, EnrollmentHolder, QueryRequest } from '../protocol/v1/query-messages.js';
 import type { Replica } from '../store/replica.js';
 import { externalIdOfPeer } from '../pki/external-id.js';
 import { entityRef, type Presenter, type Wire } from './present.js';
-
-/** Who holds an enrollment token: an identity (ott, ottca, updb) or a router (erott, trott). */
-export type TokenHolder = { kind: 'identities'; id: string; method: string } | { kind: 'edge-routers' | 'routers'; id: string; method: string };
 
 /** `findEnrollment`, `findCertIdentity` and `findRouterByFingerprint`. */
 export function enrollmentQueries(replica: Replica): Pick<HandlerTable<QueryRequest>, 'findEnrollment' | 'findCertIdentity' | 'findRouterByFingerprint'> {
@@ -21,7 +18,8 @@ export function enrollmentQueries(replica: Replica): Pick<HandlerTable<QueryRequ
   };
 }
 
-async function findEnrollment(replica: Replica, token: string): Promise<TokenHolder | null> {
+/** Who holds an enrollment token: an identity (ott, ottca, updb) or a router (erott, trott). */
+async function findEnrollment(replica: Replica, token: string): Promise<EnrollmentHolder | null> {
   if (token === '') return null;
   const enrollment = await replica.findUnique('enrollments', 'token', token);
   if (enrollment) return { kind: 'identities', id: String(enrollment.identityId), method: String(enrollment.method) };
@@ -35,10 +33,6 @@ async function findEnrollment(replica: Replica, token: string): Promise<TokenHol
 /** Whose client certificate this is (BEHAVIOR.md §4.8): through a CA that authenticates by
  * external id, the identity with the external id its claim reads (`identityId` null when none
  * has it); otherwise the identity of the certificate authenticator with the fingerprint. */
-export type CertIdentity =
-  | { identityId: string; authenticatorId: string }
-  | { identityId: string | null; externalId: string; caId: string };
-
 async function findCertIdentity(replica: Replica, pems: unknown, fingerprint: string): Promise<CertIdentity | null> {
   const claimed = await externalIdOfPeer(replica, pems);
   if (claimed) {

@@ -30,7 +30,7 @@ import { mfaQueries, registerMfaDecorators } from './mfa-queries.js';
 import { SessionQueries, type SessionActivity } from './session-queries.js';
 import { postureCheckTypes } from './posture-check-types.js';
 import { dispatch, readMessage, type HandlerTable } from '../protocol/v1/handler-table.js';
-import { QUERY_PROTOCOL, type ListParams, type QueryRequest, type SessionInfo, type Viewer as MessageViewer } from '../protocol/v1/query-messages.js';
+import { QUERY_PROTOCOL, type ListParams, type QueryRequest, type SessionInfo } from '../protocol/v1/query-messages.js';
 
 export type { ListParams, SessionInfo };
 
@@ -235,8 +235,9 @@ function viewerKey(viewer: Viewer): string {
   return `${viewer.identityId ?? ''}\u0000${viewer.configTypes?.join(',') ?? ''}`;
 }
 
-function viewerOf(msg: { viewer?: MessageViewer }): Viewer {
-  return { identityId: msg.viewer?.identityId, configTypes: msg.viewer?.configTypes };
+/** The message's viewer (already a fresh object its reader built), or nobody in particular. */
+function viewerOf(msg: { viewer?: Viewer }): Viewer {
+  return msg.viewer ?? {};
 }
 
 /** Parses filter + sort parameters against the kind's public symbols; 400s on bad input. */
