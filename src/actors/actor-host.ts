@@ -151,11 +151,10 @@ export class ActorHost {
     const { actor } = slot;
     if (slot.mailbox.depth >= slot.mailbox.capacity) this.opts.onReject?.('mailbox');
     this.inFlight++;
-    const context = commandContextOf(msg);
     const sharded = this.opts.sharded;
-    if (!sharded) {
-      return slot.mailbox.submit(() => withCommandContext(context, () => handleRetryingStale(actor, msg))).finally(() => this.inFlight--);
-    }
+    // A node whose log is its own proposes without request ids or expiry: no command context.
+    if (!sharded) return slot.mailbox.submit(() => handleRetryingStale(actor, msg)).finally(() => this.inFlight--);
+    const context = commandContextOf(msg);
     // The requester's request saw the log up to `seen`: whatever the handling reads (a name taken,
     // a referenced entity) must be at least that recent.
     const seen = typeof msg.seen === 'number' ? msg.seen : 0;
