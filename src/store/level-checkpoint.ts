@@ -1,11 +1,13 @@
 // Consistent copies of a LevelDB directory that is open and being written, made of its own files:
-// table files are hard-linked (LevelDB never changes one once written), the write-ahead logs and
-// the MANIFEST copied, and the copy is kept only if no version edit happened meanwhile. Opening
-// the copy replays the logs it holds: it is the store as of one instant. Never writes the source.
+// the live table files (those the MANIFEST names) are hard-linked (LevelDB never changes one once
+// written), the write-ahead logs recovery needs and the MANIFEST copied, and the copy is kept
+// only if no version edit happened meanwhile. Opening the copy replays the logs it holds: it is
+// the store as of one instant. Never writes the source.
 
 import { copyFile, link, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
+import { readManifest } from './leveldb-manifest.js';
 
 /** The files a LevelDB database is made of (LOCK and the info LOG are not). */
 export const DB_FILE = /^(\d{6,}\.(ldb|sst|log)|MANIFEST-\d{6,}|CURRENT)$/;
@@ -37,22 +39,30 @@ export async function checkpointLevelDb(source: string, target: string, readKey:
 /**
  * One attempt. While the MANIFEST neither grows nor is replaced, the database's version (its
  * set of live table files and its log number) stays the same, and no live file is deleted: so
- * if it is unchanged from before the first link to after the last copy, the copy holds every
- * file that version needs, and the logs copied are a prefix of the writes after it (a record
- * cut at a log's end is dropped by recovery, and each record is one atomic batch).
+ * if it is unchanged from before the copy of the MANIFEST to after the last log copied, the
+ * copy holds every file that version needs, and the logs copied are a prefix of the writes
+ * after it (a record cut at a log's end is dropped by recovery, and each record is one atomic
+ * batch). Only the tables the MANIFEST names are linked: a table file it does not name yet is
+ * a compaction's output still being written, whose number the copy may reuse when it is opened,
+ * truncating the file it would share with the source.
  */
 async function tryCopy(source: string, target: string): Promise<boolean> {
   try {
     const current = await readFile(join(source, 'CURRENT'), 'utf8');
     const manifest = current.trim();
     const before = (await stat(join(source, manifest))).size;
-    const names = await readdir(source);
-    for (const name of names.filter((n) => TABLE.test(n))) await link(join(source, name), join(target, name));
-    for (const name of names.filter((n) => WAL.test(n))) await copyFile(join(source, name), join(target, name));
     await copyFile(join(source, manifest), join(target, manifest));
-    const copied = (await stat(join(target, manifest))).size;
+    const copied = await readFile(join(target, manifest));
+    if (copied.length !== before) return false;
+    const version = readManifest(copied);
+    const names = await readdir(source);
+    for (const name of names) {
+      const number = Number(name.slice(0, name.indexOf('.')));
+      if (TABLE.test(name) && version.tables.has(number)) await link(join(source, name), join(target, name));
+      if (WAL.test(name) && (number >= version.logNumber || number === version.prevLogNumber)) await copyFile(join(source, name), join(target, name));
+    }
     const after = (await stat(join(source, manifest))).size;
-    if ((await readFile(join(source, 'CURRENT'), 'utf8')) !== current || before !== after || copied !== before) return false;
+    if ((await readFile(join(source, 'CURRENT'), 'utf8')) !== current || before !== after) return false;
     await writeFile(join(target, 'CURRENT'), current, { mode: 0o600 });
     return true;
   } catch (err) {
