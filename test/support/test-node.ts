@@ -141,7 +141,9 @@ export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNod
     ...opts.config,
   };
   const handle = await startNode(config, opts.logger ?? createLogger('silent'), opts.hooks);
-  const dispatcher = new Agent({ connect: { ca: handle.caPem } });
+  // A flood test opens hundreds of TLS connections at once; on a loaded machine their handshakes
+  // can take longer than undici's 10 s default, which is not what any test is about.
+  const dispatcher = new Agent({ connect: { ca: handle.caPem, timeout: 60_000 } });
   const mgmt = new ApiClient(`${handle.url}/edge/management/v1`, dispatcher);
   const client = new ApiClient(`${handle.url}/edge/client/v1`, dispatcher);
   const adminToken = await mgmt.login(ADMIN.username, ADMIN.password);
