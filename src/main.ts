@@ -168,7 +168,8 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const metrics = new NodeMetrics({
     actors: () => ({ ...actors.depth(), families: actors.familyDepths() }),
     appliedSeq: () => replica.appliedSeq,
-    lastSeq: () => commandLog.lastSeq(),
+    // A cluster node's health reads the stream's last sequence every second: a scrape uses it.
+    lastSeq: cluster ? () => health.lastReadSeq : () => commandLog.lastSeq(),
     pool: () => pool.stats(),
     loginLimiter: () => loginLimiter.state(),
     ready: () => health.status().ready,
