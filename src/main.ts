@@ -89,7 +89,6 @@ export interface NodeHooks {
 
 export async function startNode(config: Config, logger: Logger, hooks: NodeHooks = {}): Promise<NodeHandle> {
   const startedAt = new Date().toISOString();
-  process.umask(0o077); // every file the node creates (LevelDB, keys, logs) is owner-only from its first byte
   const dataDir = resolve(config.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await chmod(dataDir, 0o700);
@@ -337,6 +336,9 @@ function clusterConfig(config: Config): ClusterConfig {
 }
 
 async function runCli(): Promise<void> {
+  // Set once for the process: every file the node creates (LevelDB, keys, logs) is owner-only
+  // from its first byte. (An embedding process sets its own; LevelKv tightens its files anyway.)
+  process.umask(0o077);
   let config: Config | 'help';
   try {
     config = loadConfig();
