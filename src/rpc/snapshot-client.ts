@@ -5,8 +5,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import * as grpc from '@grpc/grpc-js';
-import { APPLIED_SEQ_KEY } from '../store/keys.js';
-import { LevelKv } from '../store/level-kv.js';
+import { readAppliedSeq } from '../store/applied-seq.js';
 import { SnapshotContentError, SnapshotFileWriter, SNAPSHOT_FORMAT_VERSION } from '../store/snapshot-content.js';
 import type { WireSnapshotResponse } from './snapshot-service.js';
 import { snapshotServiceDefinition } from './snapshot-service.js';
@@ -109,16 +108,10 @@ async function refuseBadContent(step: () => Promise<void>): Promise<void> {
 /** The applied sequence recorded in a received copy (0 when there is none). Opening
  * it checks it: a copy missing a file it needs fails here. */
 async function appliedSeqOfCopy(dir: string): Promise<number> {
-  const kv = new LevelKv({ path: dir });
   try {
-    await kv.open();
+    return await readAppliedSeq(dir);
   } catch (err) {
     throw new SnapshotIntegrityError(`the received copy does not open as a database: ${(err as Error).message}`);
-  }
-  try {
-    return Number((await kv.get(APPLIED_SEQ_KEY)) ?? 0);
-  } finally {
-    await kv.close();
   }
 }
 
