@@ -61,6 +61,17 @@ async function messagesOf(dir: string, alter: { sha256?: Buffer; totalBytes?: nu
   return out;
 }
 
+/** Asserts that the LevelDB at `path` holds exactly what `kv` holds. */
+async function assertCopyOf(path: string, kv: KvStore): Promise<void> {
+  const copy = new LevelKv({ path });
+  await copy.open();
+  try {
+    assert.deepEqual(await all(copy), await all(kv));
+  } finally {
+    await copy.close();
+  }
+}
+
 async function* iterate<T>(items: T[]): AsyncIterable<T> {
   for (const item of items) yield item;
 }
@@ -177,10 +188,7 @@ describe('SnapshotService', () => {
       assert.equal(got.appliedSeq, 1234);
       assert.equal(got.nodeId, 'node-old');
       assert.equal(got.keys, 30_001);
-      const copy = new LevelKv({ path: got.path });
-      await copy.open();
-      assert.deepEqual(await all(copy), await all(source));
-      await copy.close();
+      await assertCopyOf(got.path, source);
     } finally {
       await old.close();
     }
@@ -241,10 +249,7 @@ describe('receiveSnapshot', () => {
     assert.ok(messages.filter((m) => m.chunk).length > 1, 'the sample spans several chunks');
     const got = await receiveSnapshot(iterate(messages), join(root, 'good'));
     assert.equal(got.appliedSeq, 1234);
-    const copy = new LevelKv({ path: got.path });
-    await copy.open();
-    assert.deepEqual(await all(copy), await all(kv));
-    await copy.close();
+    await assertCopyOf(got.path, kv);
   });
 
   it('fails with SnapshotIntegrityError when the SHA-256 does not match, and leaves nothing', async () => {
@@ -292,10 +297,7 @@ describe('receiveSnapshot', () => {
     const got = await receiveSnapshot(iterate(await recordMessagesOf(kv)), join(root, 'records'));
     assert.equal(got.appliedSeq, 1234);
     assert.equal(got.keys, 30_001);
-    const copy = new LevelKv({ path: got.path });
-    await copy.open();
-    assert.deepEqual(await all(copy), await all(kv));
-    await copy.close();
+    await assertCopyOf(got.path, kv);
   });
 
   it('refuses a format 1 snapshot whose SHA-256 does not match its header, and leaves nothing', async () => {
