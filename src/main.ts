@@ -89,7 +89,6 @@ export interface NodeHooks {
 
 export async function startNode(config: Config, logger: Logger, hooks: NodeHooks = {}): Promise<NodeHandle> {
   const startedAt = new Date().toISOString();
-  process.umask(0o077); // every file the node creates (LevelDB, keys, logs) is owner-only from its first byte
   const dataDir = resolve(config.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await chmod(dataDir, 0o700);
@@ -168,7 +167,8 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const metrics = new NodeMetrics({
     actors: () => ({ ...actors.depth(), families: actors.familyDepths() }),
     appliedSeq: () => replica.appliedSeq,
-    lastSeq: () => commandLog.lastSeq(),
+    // A cluster node's health reads the stream's last sequence every second: a scrape uses it.
+    lastSeq: cluster ? () => health.lastReadSeq : () => commandLog.lastSeq(),
     pool: () => pool.stats(),
     loginLimiter: () => loginLimiter.state(),
     ready: () => health.status().ready,
@@ -336,6 +336,9 @@ function clusterConfig(config: Config): ClusterConfig {
 }
 
 async function runCli(): Promise<void> {
+  // Set once for the process: every file the node creates (LevelDB, keys, logs) is owner-only
+  // from its first byte. (An embedding process sets its own; LevelKv tightens its files anyway.)
+  process.umask(0o077);
   let config: Config | 'help';
   try {
     config = loadConfig();

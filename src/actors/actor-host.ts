@@ -8,6 +8,7 @@ import type { Bus, Subscription } from '../bus/bus.js';
 import { DEFAULT_SHARD_COUNT, kindWildcard, shardOf, shardSubject, type CommandScope } from '../bus/subjects.js';
 import { commandReply } from '../bus/command-reply.js';
 import { ApiError } from '../errors.js';
+import { readRequestFields } from '../protocol/v1/command-envelope.js';
 import { invalidMessage } from '../protocol/v1/message-fields.js';
 import { Mailbox } from './mailbox.js';
 import { commandContextOf, withCommandContext } from './request-context.js';
@@ -153,12 +154,12 @@ export class ActorHost {
     const sharded = this.opts.sharded;
     // A node whose log is its own proposes without request ids or expiry: no command context.
     if (!sharded) return slot.mailbox.submit(() => handleRetryingStale(actor, msg)).finally(() => this.inFlight--);
-    const context = commandContextOf(msg);
-    // The requester's request saw the log up to `seen`: whatever the handling reads (a name taken,
-    // a referenced entity) must be at least that recent.
-    const seen = typeof msg.seen === 'number' ? msg.seen : 0;
     return slot.mailbox.submit(async () => {
-      await sharded.waitApplied(seen);
+      const request = readRequestFields(msg);
+      const context = commandContextOf(request);
+      // The requester's request saw the log up to `seen`: whatever the handling reads (a name
+      // taken, a referenced entity) must be at least that recent.
+      await sharded.waitApplied(request.seen ?? 0);
       const answer = await withCommandContext(context, () => handleRetryingStale(actor, msg));
       return commandReply(answer, context.seq);
     }).finally(() => this.inFlight--);

@@ -4,6 +4,7 @@
 // (sent back with the answer). Carried with AsyncLocalStorage through the handler.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { RequestFields } from '../protocol/v1/command-envelope.js';
 
 /** What a requester attached to its command message, and what handling it appended. */
 export interface CommandContext {
@@ -17,13 +18,9 @@ export interface CommandContext {
 
 const storage = new AsyncLocalStorage<CommandContext>();
 
-/** The context a command message carries. */
-export function commandContextOf(msg: Record<string, unknown>): CommandContext {
-  return {
-    rid: typeof msg.rid === 'string' ? msg.rid : undefined,
-    deadline: typeof msg.deadline === 'number' ? msg.deadline : undefined,
-    seq: 0,
-  };
+/** The context of a command whose requester's fields were read (readRequestFields). */
+export function commandContextOf(request: RequestFields): CommandContext {
+  return { rid: request.rid, deadline: request.deadline, seq: 0 };
 }
 
 /** Runs `fn` within the command's context. */

@@ -4,6 +4,7 @@
 import type { AdminClient } from './admin-client.js';
 import { CliError } from './admin-client.js';
 import { intFlag, type ParsedArgs } from './cli-args.js';
+import { pollUntil } from './poll-until.js';
 import { formatTable } from './table.js';
 
 type Output = 'json' | 'table';
@@ -41,15 +42,10 @@ async function remove(parsed: ParsedArgs, nodeId: string, api: AdminClient, out:
   await api.call('POST', `/cluster/members/${encodeURIComponent(nodeId)}/drain`);
   let result = { id: nodeId, draining: true, shards: null as number | null, left: false };
   if (parsed.flags.get('no-wait') !== true) {
-    const deadline = Date.now() + (intFlag(parsed, 'timeout') ?? 60) * 1000;
-    for (;;) {
-      const status = (await api.call('GET', '/cluster')) as Status;
-      const member = status.members.find((m) => m.id === nodeId);
-      result = { ...result, shards: member?.shards ?? 0, left: member === undefined };
-      if (!member || member.shards === 0) break;
-      if (Date.now() > deadline) throw new CliError(`${nodeId} still owns ${member.shards} shard(s) (see --timeout)`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    const readMember = async () => ((await api.call('GET', '/cluster')) as Status).members.find((m) => m.id === nodeId);
+    const { value: member, done } = await pollUntil(readMember, (m) => !m || m.shards === 0, (intFlag(parsed, 'timeout') ?? 60) * 1000);
+    if (!done) throw new CliError(`${nodeId} still owns ${member?.shards} shard(s) (see --timeout)`);
+    result = { ...result, shards: member?.shards ?? 0, left: member === undefined };
   }
   if (output === 'json') return out(JSON.stringify(result, null, 2));
   out(formatTable([result], ['id', 'draining', 'shards', 'left']));

@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { AdminClient, CliError, describeFailure, managementBase } from './admin-client.js';
 import { flag, intFlag, type ParsedArgs } from './cli-args.js';
 import { clusterCommand } from './cluster-commands.js';
+import { pollUntil } from './poll-until.js';
 import { loadSession, removeSession, saveSession } from './session-file.js';
 import { columnsOf, formatTable } from './table.js';
 
@@ -103,13 +104,12 @@ async function integrity(parsed: ParsedArgs, args: string[], io: CliIo, output: 
   } else if (action !== 'results') {
     throw new CliError(`weft integrity takes check, fix or results, got ${JSON.stringify(action)}`, 2);
   }
-  const deadline = Date.now() + (intFlag(parsed, 'timeout') ?? 600) * 1000;
-  let details = await api.call('GET', '/database/data-integrity-results');
-  while (action !== 'results' && details.inProgress && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 250));
-    details = await api.call('GET', '/database/data-integrity-results');
-  }
-  if (details.inProgress && action !== 'results') throw new CliError('the integrity run did not finish in time (see --timeout)');
+  const read = () => api.call('GET', '/database/data-integrity-results');
+  // `results` reads once; a run just started is waited for.
+  const { value: details, done } = action === 'results'
+    ? { value: await read(), done: true }
+    : await pollUntil(read, (d) => !d.inProgress, (intFlag(parsed, 'timeout') ?? 600) * 1000);
+  if (!done) throw new CliError('the integrity run did not finish in time (see --timeout)');
   if (output === 'json') return io.out(JSON.stringify(details, null, 2));
   io.out(formatTable(details.results ?? [], columnsOf('integrity-results')));
   const fixed = (details.results ?? []).filter((r: { fixed: boolean }) => r.fixed).length;

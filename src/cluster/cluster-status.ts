@@ -5,6 +5,7 @@
 import type { NatsConnection } from 'nats';
 import { DEFAULT_SHARD_COUNT } from '../bus/subjects.js';
 import { ApiError } from '../errors.js';
+import { unknownOperation } from '../protocol/v1/message-fields.js';
 import type { Membership } from './membership.js';
 import { shardOwners } from './shard-map.js';
 import { logStreamName } from './cluster-names.js';
@@ -71,7 +72,7 @@ export class ClusterStatus {
       case 'cluster.drain':
         return this.drain(String(msg.nodeId));
       default:
-        throw new ApiError('NOT_FOUND', { message: `unknown cluster operation ${String(msg.op)}` });
+        throw unknownOperation('cluster', msg.op);
     }
   }
 
@@ -145,6 +146,7 @@ export class ClusterStatus {
 export function embeddedStatusHandler(self: () => Parameters<typeof embeddedStatus>[0]): (msg: Record<string, unknown>) => Promise<unknown> {
   return async (msg) => {
     if (msg.op === 'cluster.status') return embeddedStatus(self());
+    if (msg.op !== 'cluster.drain') throw unknownOperation('cluster', msg.op);
     throw new ApiError('COULD_NOT_VALIDATE', { message: 'this node is not in a cluster (WEFT_CLUSTER_SECRET is not set); there is no member to remove', field: 'nodeId' });
   };
 }

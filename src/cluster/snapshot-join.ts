@@ -2,14 +2,12 @@
 // replica is empty, or its position was trimmed from the log) and streams a ready peer's
 // snapshot into a fresh directory, verified, then swaps it in. Never touches a replica in use.
 
-import { existsSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import type { NatsConnection } from 'nats';
 import type { Logger } from '../logger.js';
 import { apiErrorCode, STREAM_NOT_FOUND } from '../log/jetstream-stream.js';
 import { fetchSnapshot, grpcTarget, type ReceivedSnapshot, type SnapshotClientTls } from '../rpc/snapshot-client.js';
-import { APPLIED_SEQ_KEY } from '../store/keys.js';
-import { LevelKv } from '../store/level-kv.js';
+import { readAppliedSeq } from '../store/applied-seq.js';
 import { logStreamName } from './cluster-names.js';
 import { readMembers } from './membership.js';
 
@@ -116,18 +114,6 @@ async function tryPeers(opts: SnapshotJoinOptions, atLeastSeq: number): Promise<
     }
   }
   return undefined;
-}
-
-/** The applied sequence recorded in a replica directory (0 when there is none). */
-export async function readAppliedSeq(dir: string): Promise<number> {
-  if (!existsSync(dir)) return 0;
-  const kv = new LevelKv({ path: dir });
-  await kv.open();
-  try {
-    return Number((await kv.get(APPLIED_SEQ_KEY)) ?? 0);
-  } finally {
-    await kv.close();
-  }
 }
 
 /** The stream's first and last sequence; undefined when the stream does not exist yet. */

@@ -77,6 +77,11 @@ export class NodeHealth {
     this.timer = undefined;
   }
 
+  /** The stream's last sequence at the last successful read (cluster only; undefined before it). */
+  get lastReadSeq(): number | undefined {
+    return this.lastSeq;
+  }
+
   /** Reads the stream's last sequence now (also done every pollMs); never throws. */
   poll(): Promise<void> {
     if (!this.opts.cluster) return Promise.resolve();

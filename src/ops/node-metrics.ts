@@ -9,7 +9,11 @@ import { Counter, Histogram, MetricsRegistry } from './metrics-registry.js';
 export interface MetricSources {
   actors?: () => { inFlight: number; deepest: number; actors: number; families?: Record<string, { actors: number; queued: number; deepest: number }> };
   appliedSeq?: () => number;
-  lastSeq?: () => Promise<number>;
+  /**
+   * The log's last sequence. A cluster node passes its health's last read of the stream (read
+   * once a second; undefined before the first read) so a scrape never asks JetStream itself.
+   */
+  lastSeq?: () => number | undefined | Promise<number | undefined>;
   pool?: () => { threads: number; queueSize: number; completed: number };
   loginLimiter?: () => { window: number; inFlight: number };
   /** Is the node ready (GET /readyz answers 200)? */
@@ -100,9 +104,15 @@ export class NodeMetrics {
       r.gauge('weft_replica_applied_seq', 'Last log sequence applied to the replica', [], (g) => g.set({}, applied()));
       if (s.lastSeq) {
         const last = s.lastSeq;
-        r.gauge('weft_log_last_seq', 'Last durable log sequence', [], async (g) => g.set({}, await last()));
-        r.gauge('weft_log_apply_lag', 'Log entries not yet applied to the replica (log lastSeq - appliedSeq)', [], async (g) => {
-          g.set({}, Math.max(0, (await last()) - applied()));
+        // One read of the last sequence per scrape serves both gauges (the last-seq gauge collects
+        // it, the lag gauge, rendered next, uses it).
+        let lastRead: number | undefined;
+        r.gauge('weft_log_last_seq', 'Last durable log sequence', [], async (g) => {
+          lastRead = await last();
+          if (lastRead !== undefined) g.set({}, lastRead);
+        });
+        r.gauge('weft_log_apply_lag', 'Log entries not yet applied to the replica (log lastSeq - appliedSeq)', [], (g) => {
+          if (lastRead !== undefined) g.set({}, Math.max(0, lastRead - applied()));
         });
       }
     }
@@ -122,13 +132,18 @@ export class NodeMetrics {
       r.gauge('weft_node_ready', '1 when the node is ready (caught up with the log, NATS connected), else 0', [], (g) => g.set({}, ready() ? 1 : 0));
     }
     if (s.cluster) {
+      // The membership is read once per scrape: the members gauge collects it, the shards gauge
+      // (rendered next) uses the same read.
       const cluster = s.cluster;
+      let read: ReturnType<typeof cluster> | undefined;
       r.gauge('weft_cluster_members', 'Cluster members heard from recently, by state', ['state'], (g) => {
-        const c = cluster();
-        g.set({ state: 'live' }, c.members);
-        g.set({ state: 'ready' }, c.readyMembers);
+        read = cluster();
+        g.set({ state: 'live' }, read.members);
+        g.set({ state: 'ready' }, read.readyMembers);
       });
-      r.gauge('weft_cluster_shards_owned', 'Command shards this node owns', [], (g) => g.set({}, cluster().shardsOwned));
+      r.gauge('weft_cluster_shards_owned', 'Command shards this node owns', [], (g) => {
+        if (read) g.set({}, read.shardsOwned);
+      });
     }
     r.gauge('weft_process_resident_memory_bytes', 'Resident memory of the node process', [], (g) => g.set({}, process.memoryUsage().rss));
     r.gauge('weft_process_heap_used_bytes', 'V8 heap in use', [], (g) => g.set({}, process.memoryUsage().heapUsed));

@@ -46,6 +46,8 @@ export class QueryHandler {
   private lastChangeAt = new Date().toISOString();
   /** Unpaged lists answered chunk by chunk (`stream` lists, then `listNext`). */
   private readonly cursors = new ListCursors();
+  /** `meta.filterableFields` of each kind, derived once from its declaration. */
+  private readonly filterable = new Map<string, string[]>();
   /** One handler per op of the query family. */
   private readonly table: HandlerTable<QueryRequest>;
   /** Node-local features answering queries under their own prefix (`ops.` → OpsHandler). */
@@ -178,7 +180,7 @@ export class QueryHandler {
       offset: parsePagingParam('offset', params.offset),
     });
     const limit = page.limit === 'none' ? NO_LIMIT_REPORTED : page.limit;
-    const filterable = filterableFields(resourceOf(kind));
+    const filterable = this.filterableOf(kind);
     if (stream && page.limit === 'none') {
       const present = (records: Entity[]) => this.presenter.presentAll(kind, records, viewer);
       const cursor = this.cursors.open(this.engine.stream(kind, query, scope), present, page.offset);
@@ -195,6 +197,12 @@ export class QueryHandler {
   private async related(parent: { kind: string; id: string }, kind: string, params: ListParams, viewer: Viewer, stream = false): Promise<unknown> {
     const scope = await this.access.relationScope(parent, kind, params.policyType);
     return this.list(kind, params, viewer, scope, stream);
+  }
+
+  private filterableOf(kind: string): string[] {
+    let fields = this.filterable.get(kind);
+    if (!fields) this.filterable.set(kind, (fields = filterableFields(resourceOf(kind))));
+    return fields;
   }
 
   /** Closes the open list cursors (node shutdown). */

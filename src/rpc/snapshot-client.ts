@@ -1,13 +1,17 @@
-// Receives a peer's replica snapshot (weft.v1.SnapshotService) into a fresh LevelDB directory,
-// checking the SHA-256, size and file count of its trailer and the applied sequence of its header. The directory appears
-// under its final name only when the copy is complete and verified; it never touches a replica in use.
+// Receives a peer's replica snapshot (weft.v1.SnapshotService) into a fresh LevelDB directory:
+// format 2 (LevelDB files, checked against the trailer's SHA-256, size and file count) or format 1
+// from a peer of an earlier version (records, checked against its header), and the applied
+// sequence of the header. The directory appears under its final name only when the copy is
+// complete and verified; it never touches a replica in use.
 
 import { createHash } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import * as grpc from '@grpc/grpc-js';
-import { APPLIED_SEQ_KEY } from '../store/keys.js';
+import { readAppliedSeq } from '../store/applied-seq.js';
+import type { KvOp } from '../store/kv.js';
 import { LevelKv } from '../store/level-kv.js';
 import { SnapshotContentError, SnapshotFileWriter, SNAPSHOT_FORMAT_VERSION } from '../store/snapshot-content.js';
+import { RECORDS_SNAPSHOT_FORMAT, SnapshotRecordDecoder } from '../store/snapshot-records.js';
 import type { WireSnapshotResponse } from './snapshot-service.js';
 import { snapshotServiceDefinition } from './snapshot-service.js';
 
@@ -25,8 +29,10 @@ export interface ReceivedSnapshot {
   /** The directory written (a LevelDB database). */
   path: string;
   appliedSeq: number;
-  /** LevelDB files received. */
+  /** LevelDB files received (0 for a format 1 snapshot, which carries keys). */
   files: number;
+  /** Keys received (format 1 only). */
+  keys?: number;
   bytes: number;
   /** The serving node. */
   nodeId: string;
@@ -39,6 +45,8 @@ export interface SnapshotClientTls {
   caPem: string;
 }
 
+/** Format 1: entries written to LevelDB per batch while receiving. */
+const RECORDS_BATCH = 2000;
 /** A transfer that goes this long without a message is abandoned (ms). */
 const IDLE_MS = 15_000;
 
@@ -54,7 +62,9 @@ export async function receiveSnapshot(messages: AsyncIterable<WireSnapshotRespon
   await mkdir(partial, { recursive: true, mode: 0o700 });
   const writer = new SnapshotFileWriter(partial);
   try {
-    const received = await writeContent(messages, writer);
+    const { header, rest } = await splitHeader(messages);
+    // A peer of an earlier version sends format 1 (records); this version sends format 2 (files).
+    const received = header.formatVersion === RECORDS_SNAPSHOT_FORMAT ? await writeRecords(header, rest, partial) : await writeContent(header, rest, writer);
     const held = await appliedSeqOfCopy(partial);
     if (held !== received.appliedSeq) throw new SnapshotIntegrityError(`the snapshot holds applied sequence ${held}, its header ${received.appliedSeq}`);
     await rename(partial, dir);
@@ -66,19 +76,32 @@ export async function receiveSnapshot(messages: AsyncIterable<WireSnapshotRespon
   }
 }
 
-async function writeContent(messages: AsyncIterable<WireSnapshotResponse>, writer: SnapshotFileWriter): Promise<Omit<ReceivedSnapshot, 'path'>> {
-  let header: WireSnapshotResponse['header'];
+type Header = NonNullable<WireSnapshotResponse['header']>;
+
+/** The stream's header (of a format this version reads) and the messages after it. */
+async function splitHeader(messages: AsyncIterable<WireSnapshotResponse>): Promise<{ header: Header; rest: AsyncIterable<WireSnapshotResponse> }> {
+  const it = messages[Symbol.asyncIterator]();
+  const first = await it.next();
+  const refuse = async (message: string) => {
+    await it.return?.();
+    return new SnapshotIntegrityError(message);
+  };
+  if (first.done) throw await refuse('the snapshot stream ended before its header');
+  const header = first.value.header;
+  if (!header) throw await refuse('the snapshot stream does not start with a header');
+  if (header.formatVersion !== SNAPSHOT_FORMAT_VERSION && header.formatVersion !== RECORDS_SNAPSHOT_FORMAT) {
+    throw await refuse(`snapshot format ${header.formatVersion} is neither ${SNAPSHOT_FORMAT_VERSION} nor ${RECORDS_SNAPSHOT_FORMAT}`);
+  }
+  return { header, rest: { [Symbol.asyncIterator]: () => it } };
+}
+
+/** Format 2: the files of a LevelDB checkpoint, checked against the trailer. */
+async function writeContent(header: Header, messages: AsyncIterable<WireSnapshotResponse>, writer: SnapshotFileWriter): Promise<Omit<ReceivedSnapshot, 'path'>> {
   let trailer: WireSnapshotResponse['trailer'];
   const hash = createHash('sha256');
   let bytes = 0;
   for await (const message of messages) {
     if (trailer) throw new SnapshotIntegrityError('a message after the snapshot\'s trailer');
-    if (!header) {
-      header = message.header;
-      if (!header) throw new SnapshotIntegrityError('the snapshot stream does not start with a header');
-      if (header.formatVersion !== SNAPSHOT_FORMAT_VERSION) throw new SnapshotIntegrityError(`snapshot format ${header.formatVersion} is not ${SNAPSHOT_FORMAT_VERSION}`);
-      continue;
-    }
     if (message.trailer) {
       trailer = message.trailer;
       continue;
@@ -89,13 +112,50 @@ async function writeContent(messages: AsyncIterable<WireSnapshotResponse>, write
     bytes += data.length;
     await refuseBadContent(() => writer.push(data));
   }
-  if (!header) throw new SnapshotIntegrityError('the snapshot stream ended before its header');
   if (!trailer) throw new SnapshotIntegrityError(`the snapshot stream ended after ${bytes} bytes, before its trailer`);
   if (bytes !== Number(trailer.totalBytes)) throw new SnapshotIntegrityError(`received ${bytes} of the ${trailer.totalBytes} bytes announced`);
   if (!hash.digest().equals(Buffer.from(trailer.sha256))) throw new SnapshotIntegrityError('the SHA-256 of the received snapshot does not match its trailer');
   await refuseBadContent(() => writer.end());
   if (writer.files.length !== trailer.files) throw new SnapshotIntegrityError(`received ${writer.files.length} files, the trailer announced ${trailer.files}`);
   return { appliedSeq: Number(header.appliedSeq), files: writer.files.length, bytes, nodeId: header.nodeId };
+}
+
+/** Format 1: every key of the peer's replica, written into a new LevelDB at `dir` in batches and
+ * checked against the size, SHA-256 and key count of the header. */
+async function writeRecords(header: Header, messages: AsyncIterable<WireSnapshotResponse>, dir: string): Promise<Omit<ReceivedSnapshot, 'path'>> {
+  const announced = { bytes: Number(header.totalBytes ?? 0), keys: Number(header.keys ?? 0) };
+  const target = new LevelKv({ path: dir });
+  await target.open();
+  try {
+    const hash = createHash('sha256');
+    const decoder = new SnapshotRecordDecoder();
+    let bytes = 0;
+    let keys = 0;
+    let ops: KvOp[] = [];
+    for await (const message of messages) {
+      const data = message.chunk?.data;
+      if (!data) throw new SnapshotIntegrityError(message.trailer ? 'a trailer in a format 1 snapshot' : 'a second header in the snapshot stream');
+      hash.update(data);
+      bytes += data.length;
+      if (bytes > announced.bytes) throw new SnapshotIntegrityError(`the snapshot is longer than the ${announced.bytes} bytes announced`);
+      let entries: [string, string][] = [];
+      await refuseBadContent(async () => void (entries = decoder.push(data)));
+      for (const [key, value] of entries) ops.push({ type: 'put', key, value });
+      keys += entries.length;
+      if (ops.length >= RECORDS_BATCH) {
+        await target.batch(ops);
+        ops = [];
+      }
+    }
+    if (bytes !== announced.bytes) throw new SnapshotIntegrityError(`received ${bytes} of the ${announced.bytes} bytes announced`);
+    if (!hash.digest().equals(Buffer.from(header.sha256 ?? []))) throw new SnapshotIntegrityError('the SHA-256 of the received snapshot does not match its header');
+    await refuseBadContent(async () => decoder.end());
+    if (keys !== announced.keys) throw new SnapshotIntegrityError(`received ${keys} keys, the header announced ${announced.keys}`);
+    if (ops.length > 0) await target.batch(ops, { sync: true });
+    return { appliedSeq: Number(header.appliedSeq), files: 0, keys, bytes, nodeId: header.nodeId };
+  } finally {
+    await target.close();
+  }
 }
 
 async function refuseBadContent(step: () => Promise<void>): Promise<void> {
@@ -109,16 +169,10 @@ async function refuseBadContent(step: () => Promise<void>): Promise<void> {
 /** The applied sequence recorded in a received copy (0 when there is none). Opening
  * it checks it: a copy missing a file it needs fails here. */
 async function appliedSeqOfCopy(dir: string): Promise<number> {
-  const kv = new LevelKv({ path: dir });
   try {
-    await kv.open();
+    return await readAppliedSeq(dir);
   } catch (err) {
     throw new SnapshotIntegrityError(`the received copy does not open as a database: ${(err as Error).message}`);
-  }
-  try {
-    return Number((await kv.get(APPLIED_SEQ_KEY)) ?? 0);
-  } finally {
-    await kv.close();
   }
 }
 

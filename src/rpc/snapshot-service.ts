@@ -30,7 +30,15 @@ export async function removeLeftCheckpoints(workDir: string): Promise<void> {
 
 /** A StreamSnapshot response as proto-loader gives it (64-bit integers as decimal strings). */
 export interface WireSnapshotResponse {
-  header?: { appliedSeq: string; formatVersion: number; nodeId: string };
+  header?: {
+    appliedSeq: string;
+    formatVersion: number;
+    nodeId: string;
+    /** Format 1 only: the content's size, SHA-256 and key count (no trailer follows). */
+    totalBytes?: string;
+    sha256?: Buffer;
+    keys?: string;
+  };
   chunk?: { data: Buffer };
   trailer?: { totalBytes: string; sha256: Buffer; files: number };
   part?: string;

@@ -7,7 +7,9 @@ import { type Branch, type BTreeNode, type Leaf, childIndex, countRange, lowerBo
 import { assertValidOps, nativeOrderExact } from './compare-utf8.js';
 import type { KvOp, KvRange, KvStore } from './kv.js';
 import type { KvSnapshot } from './kv-snapshot.js';
+import { findIn, scanAsync, snapshotView } from './btree-snapshot.js';
 import { PackedLeaf } from './packed-leaf.js';
+import { createTreeBuilder, sizeOf } from './btree-builder.js';
 
 /** Most keys (or children) per node before it splits; fewer than MIN_FILL triggers a merge. */
 const MAX_FILL = 64;
@@ -114,38 +116,16 @@ export class MemoryKv implements KvStore {
   bulkLoader(): { add(key: string, value: string): void; readonly bytes: number; finish(): void } {
     this.#assertOpen();
     if (this.#size > 0) throw new Error('bulkLoad needs an empty MemoryKv');
-    const fill = (MAX_FILL * 3) >> 2;
     const gen = ++this.#gen;
-    const leaves: BTreeNode[] = [];
-    const firsts: string[] = [];
-    let keys: string[] = [];
-    let vals: string[] = [];
-    let bytes = 0;
-    let count = 0;
-    const cut = () => {
-      if (keys.length === 0) return;
-      const leaf = this.#leaf(gen, keys, vals, true);
-      if (leaf instanceof PackedLeaf) bytes += leaf.packedBytes + keys[0].length;
-      leaves.push(leaf);
-      firsts.push(keys[0]);
-      keys = [];
-      vals = [];
-    };
+    const builder = createTreeBuilder((keys, vals) => this.#leaf(gen, keys, vals, true), gen, (MAX_FILL * 3) >> 2);
     return {
-      add: (key, value) => {
-        keys.push(key);
-        vals.push(value);
-        count++;
-        if (keys.length >= fill) cut();
-      },
+      add: (key, value) => builder.add(key, value),
       get bytes() {
-        return bytes;
+        return builder.bytes;
       },
       finish: () => {
-        cut();
-        if (count === 0) return;
-        this.#root = buildUp(leaves, firsts, gen, fill);
-        this.#size = count;
+        const tree = builder.finish();
+        if (tree) ({ root: this.#root, size: this.#size } = tree);
       },
     };
   }
@@ -154,17 +134,7 @@ export class MemoryKv implements KvStore {
    * iterators); it costs nothing to keep and close() is a no-op. */
   snapshot(): KvSnapshot {
     this.#assertOpen();
-    const root = this.#snapshot();
-    const find = (key: string) => findIn(root, key);
-    return {
-      open: async () => undefined,
-      close: async () => undefined,
-      get: async (key) => find(key),
-      getMany: async (keys) => keys.map(find),
-      batch: () => Promise.reject(new Error('a snapshot view is read-only')),
-      entries: (range) => scanAsync(root, range),
-      keys: (range) => mapAsync(scanAsync(root, range), ([key]) => key),
-    };
+    return snapshotView(this.#snapshot());
   }
 
   #assertOpen(): void {
@@ -300,55 +270,5 @@ function setItems(node: BTreeNode, keys: string[], items: unknown[]): void {
   }
 }
 
-function sizeOf(kids: BTreeNode[]): number {
-  let size = 0;
-  for (const kid of kids) size += kid.size;
-  return size;
-}
-
-function findIn(root: BTreeNode, key: string, native = nativeOrderExact(key)): string | undefined {
-  let node = root;
-  while (node.kids !== null) node = node.kids[childIndex(node.keys, key, native)];
-  const i = lowerBound(node.keys, key, native);
-  return node.keys[i] === key ? node.vals[i] : undefined;
-}
-
 /** Ranges of at most this many entries are copied out instead of scanned on a snapshot. */
 const COPY_OUT = 256;
-
-/** Entries this many apart let the event loop run: an in-memory scan only ever resolves
- * microtasks, so a long one (an integrity check, an unindexed filter over a large kind) would
- * otherwise hold every socket until it ends. */
-const YIELD_EVERY = 4_096;
-
-async function* scanAsync(root: BTreeNode, range: KvRange): AsyncIterable<[string, string]> {
-  let n = 0;
-  for (const entry of scanRange(root, range)) {
-    if (++n % YIELD_EVERY === 0) await new Promise((resume) => setImmediate(resume));
-    yield entry;
-  }
-}
-
-async function* mapAsync<T, U>(source: AsyncIterable<T>, fn: (item: T) => U): AsyncIterable<U> {
-  for await (const item of source) yield fn(item);
-}
-
-/** Builds the branches over a level of nodes (firsts[i]: the smallest key under nodes[i]),
- * bottom-up, and returns the root. */
-function buildUp(nodes: BTreeNode[], firsts: string[], gen: number, fill: number): BTreeNode {
-  let level = nodes;
-  let smallest = firsts;
-  while (level.length > 1) {
-    const parents: BTreeNode[] = [];
-    const parentFirsts: string[] = [];
-    for (let i = 0; i < level.length; i += fill) {
-      const kids = level.slice(i, i + fill);
-      const keys = smallest.slice(i, i + fill);
-      parents.push({ gen, keys, vals: null, kids, size: sizeOf(kids) });
-      parentFirsts.push(keys[0]);
-    }
-    level = parents;
-    smallest = parentFirsts;
-  }
-  return level[0];
-}

@@ -1,15 +1,15 @@
-// Lists over the replica: plans a query (index range, index order or table scan), streams
-// candidates, filters, counts and keeps only the requested page. Never loads a whole kind.
+// Lists over the replica: reads a query as planned (query-plan.ts: index range, index order or
+// table scan), streams candidates, filters, counts and keeps only the requested page. Never
+// loads a whole kind.
 
 import type { Entity } from '../domain/commands.js';
 import type { Page, PageRequest } from '../domain/paging.js';
 import { sortableScalar } from '../domain/query-symbols.js';
-import { evaluate, extractIndexHint, sortComparator, type Expr, type IndexHint, type Query } from '../domain/query/index.js';
+import { evaluate, sortComparator, type IndexHint, type Query } from '../domain/query/index.js';
 import { compareUtf8 } from './compare-utf8.js';
-import { resourceOf } from '../domain/registry.js';
-import { fieldsOf, indexedFields } from '../domain/resource.js';
-import { encodeValue, idFromIndexKey, idFromRecordKey, indexPrefix, indexRange, recordRange, valueFromIndexKey } from './keys.js';
+import { idFromIndexKey, idFromRecordKey, indexRange, recordRange, valueFromIndexKey } from './keys.js';
 import type { KvRange } from './kv.js';
+import { hintRanges, plan, readPath, type ExactPlan, type Scope } from './query-plan.js';
 import type { Replica } from './replica.js';
 import { sortedRuns, TICK } from './sorted-runs.js';
 import { TopK } from './top-k.js';
@@ -24,39 +24,16 @@ interface SortKeys {
   values: unknown[];
 }
 
-/** A pre-narrowed candidate set: children by an indexed field (`/identities/{id}/authenticators`)
- * or an explicit id set (entities reached through policies). */
-export type Scope = { field: string; value: string } | { ids: Iterable<string> };
-
-/** What list() and stream() both start from: the kind's indexed fields, the sort (id by
- * default), the scope's ids, and the index hint the filter (or the scope) gives. */
-function plan(kind: string, query: Query, scope?: Scope) {
-  const decl = resourceOf(kind);
-  const fields = fieldsOf(decl);
-  const indexed = new Set(indexedFields(decl));
-  const sort = query.sort.length > 0 ? query.sort : [{ field: 'id', direction: 'asc' as const }];
-  const ids = scope && 'ids' in scope ? [...new Set(scope.ids)] : undefined;
-  const hint =
-    scope && 'field' in scope
-      ? ({ field: scope.field, kind: 'eq', values: [scope.value] } as IndexHint)
-      : extractIndexHint(query.filter, (f) => indexed.has(f) && Boolean(fields[f]));
-  return { indexed, sort, ids, hint };
-}
+export type { Scope };
 
 export class QueryEngine {
   constructor(private readonly replica: Replica) {}
 
   /** Runs a parsed query with resolved paging over one kind. */
   async list(kind: string, query: Query, page: PageRequest, scope?: Scope): Promise<Page<Entity>> {
-    const { indexed, sort, ids, hint } = plan(kind, query, scope);
+    const { indexed, sort, ids, hint, exact } = plan(kind, query, scope);
     const get = (record: Entity, field: string) => readPath(record, field);
-    if (!scope && hint && isExactHint(query.filter, hint) && sort.length === 1) {
-      const reverse = sort[0].direction === 'desc';
-      if (sort[0].field === hint.field && sortableScalar(kind, hint.field)) return this.exactRange(kind, hint, reverse, page);
-      // One value's index keys are in id order: the default sort needs no record either.
-      const oneValue = hint.kind === 'eq' && hint.values.length === 1 && (hint.set === true || sortableScalar(kind, hint.field));
-      if (sort[0].field === 'id' && oneValue) return this.exactRange(kind, hint, reverse, page, true);
-    }
+    if (exact) return this.exactRange(kind, exact, page);
     const orderedBy = ids ? undefined : this.streamOrder(sort, hint, indexed, kind);
     const source = ids ? this.fetch(kind, ids) : orderedBy ? orderedBy.source : this.candidates(kind, hint);
     const matches = (record: Entity) => evaluate(query.filter, (symbol) => get(record, symbol));
@@ -94,17 +71,12 @@ export class QueryEngine {
    * in that order; a record changed meanwhile is checked against the filter again.
    */
   async *stream(kind: string, query: Query, scope?: Scope): AsyncGenerator<Entity | typeof TICK> {
-    const { indexed, sort, ids, hint } = plan(kind, query, scope);
+    const { indexed, sort, ids, hint, exact } = plan(kind, query, scope);
     const matches = (record: Entity) => evaluate(query.filter, (symbol) => readPath(record, symbol));
     // The orders list() takes for the same query, so that both give the same items in the same order.
-    let ordered: AsyncIterable<Entity> | undefined;
-    if (!scope && hint && isExactHint(query.filter, hint) && sort.length === 1) {
-      const reverse = sort[0].direction === 'desc';
-      const oneValue = hint.kind === 'eq' && hint.values.length === 1 && (hint.set === true || sortableScalar(kind, hint.field));
-      if (sort[0].field === hint.field && sortableScalar(kind, hint.field)) ordered = this.fetchAll(kind, this.rangesIds(kind, hint, reverse));
-      else if (sort[0].field === 'id' && oneValue) ordered = this.fetchAll(kind, this.idsInOrder(hintRanges(kind, hint)[0], reverse, Infinity));
-    }
-    ordered ??= ids ? undefined : this.streamOrder(sort, hint, indexed, kind)?.source;
+    const ordered = exact
+      ? this.fetchAll(kind, this.exactIds(kind, exact, Infinity))
+      : ids ? undefined : this.streamOrder(sort, hint, indexed, kind)?.source;
     let examined = 0;
     if (ordered) {
       for await (const record of ordered) {
@@ -155,27 +127,33 @@ export class QueryEngine {
   }
 
   /**
-   * The filter is exactly the index range(s) and the sort is that field: count index keys only,
-   * and read just the page's records.
+   * The filter is exactly the index range(s) and the sort is that field (or id within one
+   * value): count index keys only, and read just the page's records.
    */
-  private async exactRange(kind: string, hint: IndexHint, reverse: boolean, page: PageRequest, byId = false): Promise<Page<Entity>> {
+  private async exactRange(kind: string, exact: ExactPlan, page: PageRequest): Promise<Page<Entity>> {
     const window = page.limit === 'none' ? Infinity : page.offset + page.limit;
     const kv = this.replica.kv;
     let total = 0;
-    for (const range of hintRanges(kind, hint)) {
+    for (const range of hintRanges(kind, exact.hint)) {
       if (kv.countKeys) total += await kv.countKeys(range);
       else for await (const _ of kv.keys(range)) total++;
     }
     const pageIds: string[] = [];
     let position = 0;
-    const ids = byId ? this.idsInOrder(hintRanges(kind, hint)[0], reverse, window) : this.rangesIds(kind, hint, reverse);
-    for await (const id of ids) {
+    for await (const id of this.exactIds(kind, exact, window)) {
       if (position >= window) break;
       if (position >= page.offset) pageIds.push(id);
       position++;
     }
     const items = (await this.replica.getMany(kind, pageIds)).filter((r): r is Entity => r !== undefined);
     return { items, total, ...page };
+  }
+
+  /** The ids an exact plan reads, in its order (at most `window` when by id). */
+  private exactIds(kind: string, exact: ExactPlan, window: number): AsyncIterable<string> {
+    return exact.byId
+      ? this.idsInOrder(hintRanges(kind, exact.hint)[0], exact.reverse, window)
+      : this.rangesIds(kind, exact.hint, exact.reverse);
   }
 
   /** Ids in the hint's range(s), in value order (ranges of an `in` list ordered by value). */
@@ -268,66 +246,4 @@ export class QueryEngine {
       }
     }
   }
-}
-
-/** The KV ranges an index hint covers (one per equality value, or one range). */
-/**
- * True when the filter is exactly what the hint reads, so counting index keys counts matches.
- * A range without a lower bound is never exact (nulls sort first in the index but never match
- * a comparison).
- */
-function isExactHint(filter: Expr | null, hint: IndexHint): boolean {
-  if (filter === null) return false;
-  const leaves = filter.kind === 'and' ? filter.args : [filter];
-  const onField = (lhs: { kind: string; symbol?: string }) => lhs.kind === 'symbol' && lhs.symbol === hint.field;
-  if (hint.kind === 'eq') {
-    // One `=` or `in` leaf: the hint's values are exactly its values. `anyOf(set) = v` matches
-    // exactly the entities with an index key for v (one key per element).
-    const [leaf] = leaves;
-    if (leaves.length !== 1) return false;
-    const onSet = (lhs: { kind: string; symbol?: string }) => lhs.kind === 'anyOf' && lhs.symbol === hint.field;
-    if (leaf.kind === 'compare') return (onField(leaf.lhs) || onSet(leaf.lhs)) && leaf.op === '=' && leaf.rhs.type !== 'null';
-    return leaf.kind === 'in' && onField(leaf.lhs) && !leaf.negated;
-  }
-  if (hint.gt === undefined && hint.gte === undefined) return false;
-  // At most a lower and an upper bound (or one `between`), all on the field.
-  if (leaves.length > 2) return false;
-  return leaves.every((leaf) =>
-    (leaf.kind === 'compare' && onField(leaf.lhs) && ['<', '<=', '>', '>='].includes(leaf.op)) ||
-    (leaf.kind === 'between' && onField(leaf.lhs) && !leaf.negated),
-  );
-}
-
-function hintRanges(kind: string, hint: IndexHint): KvRange[] {
-  const prefix = indexPrefix(kind, hint.field);
-  const sep = '\x00';
-  if (hint.kind === 'eq') {
-    return hint.values.map((v) => ({ gt: `${prefix}${encodeValue(normalise(v))}${sep}`, lt: `${prefix}${encodeValue(normalise(v))}${sep}\xff` }));
-  }
-  const range: KvRange = { gt: prefix, lt: `${prefix}\xff` };
-  if (hint.gte !== undefined) range.gt = `${prefix}${encodeValue(normalise(hint.gte))}${sep}`;
-  if (hint.gt !== undefined) range.gt = `${prefix}${encodeValue(normalise(hint.gt))}${sep}\xff`;
-  if (hint.lt !== undefined) range.lt = `${prefix}${encodeValue(normalise(hint.lt))}${sep}`;
-  if (hint.lte !== undefined) range.lt = `${prefix}${encodeValue(normalise(hint.lte))}${sep}\xff`;
-  return [range];
-}
-
-/** Literal values compare with stored ones: datetimes are stored as ISO-8601 UTC strings. */
-function normalise(value: unknown): unknown {
-  if (value instanceof Date) return value.toISOString();
-  if (value !== null && typeof value === 'object' && 'datetime' in value) {
-    return new Date((value as { datetime: number | string }).datetime).toISOString();
-  }
-  return value;
-}
-
-/** Reads `a.b.c` from a record (tags.location and the like). */
-export function readPath(record: Record<string, unknown>, path: string): unknown {
-  if (!path.includes('.')) return record[path];
-  let value: unknown = record;
-  for (const part of path.split('.')) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<string, unknown>)[part];
-  }
-  return value;
 }

@@ -328,6 +328,17 @@ describe('MFA: recovery codes', () => {
     assert.deepEqual(((await res.body.json()) as any).data.recoveryCodes, recoveryCodes);
   });
 
+  it('GET reads its body by the rules of every body: another content type is 415', async () => {
+    const res = await request(`${node.client.base}/current-identity/mfa/recovery-codes`, {
+      method: 'GET',
+      dispatcher,
+      headers: { 'zt-session': user.token, 'content-type': 'application/xml' },
+      body: '<code>123456</code>',
+    });
+    assert.equal(res.statusCode, 415);
+    assert.equal(((await res.body.json()) as any).error.code, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
   it('POST regenerates them with a TOTP code, and with a recovery code', async () => {
     const missing = await node.mgmt.post('/current-identity/mfa/recovery-codes', {}, user.token);
     assertError(missing, 400, 'COULD_NOT_VALIDATE');

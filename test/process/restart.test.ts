@@ -3,7 +3,7 @@
 // on the same data dir that keeps the CA, the data and the password and prints nothing again.
 
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -53,6 +53,12 @@ test('first start generates the admin password once; a restart keeps CA, data an
   assert.equal(await mode(join(dataDir, 'pki', 'ca.key.pem')), '0600', 'the CA key is owner-only');
   assert.equal(await mode(join(dataDir, 'pki', 'server.key.pem')), '0600', 'the server key is owner-only');
   assert.equal(first.ca, join(dataDir, 'pki', 'ca.pem'), 'the listening line names <data-dir>/pki/ca.pem');
+  // The process runs with umask 077: no file or directory it created, LevelDB's own included,
+  // is open to group or others, even between LevelDB's writes and their tightening.
+  for (const entry of await readdir(dataDir, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name);
+    assert.equal((await stat(path)).mode & 0o077, 0, `${path} is owner-only (${await mode(path)})`);
+  }
 
   // The stored password (not only the printed one) logs in.
   const token = await first.login('admin', (await readFile(passwordFile, 'utf8')).trim());

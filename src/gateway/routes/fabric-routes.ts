@@ -5,7 +5,8 @@
 import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { newId } from '../../domain/ids.js';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../../domain/paging.js';
+import { MAX_LIMIT, NO_LIMIT_REPORTED, parsePagingParam, resolvePaging, type PageRequest } from '../../domain/paging.js';
+import { parseSortParam, readPath, sortComparator } from '../../domain/query/index.js';
 import { resourceOf } from '../../domain/registry.js';
 import { ApiError } from '../../errors.js';
 import { sendCreated, sendData, sendDataJson, sendEmpty } from '../envelope.js';
@@ -13,6 +14,7 @@ import { jsonBody } from '../middleware/body.js';
 import { requireAdmin } from '../middleware/session.js';
 import { sendList } from '../list-answer.js';
 import type { NodeClient } from '../node-client.js';
+import type { ListParams, Viewer } from '../../protocol/v1/query-messages.js';
 import { listParams, viewer } from './resource-routes.js';
 
 export const FABRIC_PATH = '/fabric/v1';
@@ -30,21 +32,13 @@ export function addFabricRoutes(router: Router, node: NodeClient): void {
   };
   const empty = async (ctx: Context) => {
     requireAdmin(ctx);
-    const { limit, offset } = pageOf(ctx);
-    sendData(ctx, [], { pagination: { limit, offset, totalCount: 0 }, filterableFields: [] });
+    const { limit, offset } = pageOf(listParams(ctx));
+    sendData(ctx, [], { pagination: { limit: reportedLimit(limit), offset, totalCount: 0 }, filterableFields: [] });
   };
 
   router.get('/routers', async (ctx) => {
     requireAdmin(ctx);
-    const { limit, offset } = pageOf(ctx);
-    const requested = listParams(ctx);
-    // Fabric router lists merge two kinds of at most one full page (MAX_LIMIT) each.
-    const params = { ...requested, limit: String(MAX_LIMIT), offset: '0' };
-    const pages = await Promise.all(['routers', 'edge-routers'].map((kind) => node.query({ op: 'list', kind, params, viewer: viewer(ctx) })));
-    const all = pages.flatMap((page) => (page.data as Wire[]).map(fabricRouter));
-    if (!requested.sort) all.sort((a, b) => String(a.name).localeCompare(String(b.name)));
-    const totalCount = pages.reduce((sum, page) => sum + Number((page.meta.pagination as Wire | undefined)?.totalCount ?? 0), 0);
-    sendData(ctx, all.slice(offset, offset + limit), { pagination: { limit, offset, totalCount }, filterableFields: pages[0].meta.filterableFields ?? [] });
+    await sendRouters(ctx, node);
   });
   router.get('/routers/:id', async (ctx) => {
     requireAdmin(ctx);
@@ -97,12 +91,43 @@ function fabricRouter(wire: Wire): Wire {
   };
 }
 
-/** limit / offset as upstream defaults them (10, 0; at most 500). */
-function pageOf(ctx: Context): { limit: number; offset: number } {
-  const number = (name: string, fallback: number) => {
-    const raw = ctx.query[name];
-    const value = Number(Array.isArray(raw) ? raw[0] : raw);
-    return Number.isInteger(value) && value >= 0 ? value : fallback;
-  };
-  return { limit: Math.min(number('limit', DEFAULT_LIMIT), MAX_LIMIT), offset: number('offset', 0) };
+/**
+ * Transit and edge routers as one list: each kind is read in its own order up to the end of the
+ * requested page (in pages of MAX_LIMIT), the two are merged in that order and the page cut.
+ */
+async function sendRouters(ctx: Context, node: NodeClient): Promise<void> {
+  const requested = listParams(ctx);
+  const { limit, offset } = pageOf(requested);
+  // Without a sort, both kinds are read by name so that their merge is by name too.
+  const sort = requested.sort ?? 'name';
+  const end = limit === 'none' ? Infinity : offset + limit;
+  const kinds = await Promise.all(['routers', 'edge-routers'].map((kind) => readUpTo(node, kind, { ...requested, sort }, viewer(ctx), end)));
+  const order = sortComparator(parseSortParam(sort, () => ({ type: 'string', sortable: true })), (wire: Wire, field) => readPath(wire, field));
+  const merged = kinds.flatMap((k) => k.items).sort(order);
+  const totalCount = kinds.reduce((sum, k) => sum + k.total, 0);
+  const page = merged.slice(offset, end).map(fabricRouter);
+  sendData(ctx, page, { pagination: { limit: reportedLimit(limit), offset, totalCount }, filterableFields: kinds[0].filterableFields });
+}
+
+/** The first `end` items of one kind's list (all of them when fewer), and its total. */
+async function readUpTo(node: NodeClient, kind: string, params: ListParams, reader: Viewer, end: number): Promise<{ items: Wire[]; total: number; filterableFields: unknown }> {
+  const items: Wire[] = [];
+  for (;;) {
+    const want = Math.min(MAX_LIMIT, end - items.length);
+    const page = await node.query({ op: 'list', kind, params: { ...params, limit: String(want), offset: String(items.length) }, viewer: reader });
+    const data = page.data as Wire[];
+    items.push(...data);
+    const total = Number((page.meta.pagination as Wire | undefined)?.totalCount ?? 0);
+    // A filter's own `limit` or `skip` wins over the parameters: a short page ends the read too.
+    if (data.length < want || items.length >= Math.min(end, total)) return { items, total, filterableFields: page.meta.filterableFields ?? [] };
+  }
+}
+
+/** limit / offset of a merged list by the rules of every list (400 INVALID_PAGINATION when not integers). */
+function pageOf(params: ListParams): PageRequest {
+  return resolvePaging({}, { limit: parsePagingParam('limit', params.limit), offset: parsePagingParam('offset', params.offset) });
+}
+
+function reportedLimit(limit: PageRequest['limit']): number | string {
+  return limit === 'none' ? NO_LIMIT_REPORTED : limit;
 }

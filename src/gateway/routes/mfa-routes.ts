@@ -5,17 +5,15 @@
 
 import type { Context } from 'koa';
 import type Router from '@koa/router';
-import { ApiError, fieldError } from '../../errors.js';
+import { fieldError } from '../../errors.js';
 import { sendData, sendEmpty } from '../envelope.js';
-import { jsonBody, parseJsonText } from '../middleware/body.js';
+import { jsonBody, routeBodyMiddleware } from '../middleware/body.js';
 import { requireAdmin, requireCaller } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
 import { qrCodePng } from '../qr/png.js';
 
 const CODE_HEADER = 'mfa-validation-code';
 const QR_CODE_PIXELS = 256;
-/** The body limit of the body parser (1 MiB), for the GET bodies read here. */
-const GET_BODY_LIMIT = 1024 * 1024;
 
 export function addMfaRoutes(router: Router, node: NodeClient): void {
   /** A command to the caller's identity actor, with the caller's API session. */
@@ -48,9 +46,10 @@ export function addMfaRoutes(router: Router, node: NodeClient): void {
     ctx.type = 'image/png';
     ctx.body = qrCodePng(provisioningUrl, QR_CODE_PIXELS);
   });
-  router.get('/current-identity/mfa/recovery-codes', async (ctx) => {
+  // Upstream accepts the code in a GET body here.
+  router.get('/current-identity/mfa/recovery-codes', routeBodyMiddleware, async (ctx) => {
     const caller = requireCaller(ctx);
-    const code = optionalCode(await getBody(ctx)) ?? ctx.get(CODE_HEADER);
+    const code = optionalCode(jsonBody(ctx)) ?? ctx.get(CODE_HEADER);
     sendData(ctx, await node.query({ op: 'mfaRecoveryCodes', identityId: caller.identityId, code }));
   });
   router.post('/current-identity/mfa/recovery-codes', async (ctx) => {
@@ -93,18 +92,4 @@ function optionalCode(body: unknown): string | undefined {
   if (code === undefined || code === null) return undefined;
   if (typeof code !== 'string') throw fieldError('code', code, 'code in body must be of type string');
   return code;
-}
-
-/** The JSON body of a GET (the body parser reads none for GET; upstream accepts one here). */
-async function getBody(ctx: Context): Promise<unknown> {
-  if (!ctx.get('content-length') && !ctx.get('transfer-encoding')) return undefined;
-  const chunks: Buffer[] = [];
-  let length = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    length += chunk.length;
-    if (length > GET_BODY_LIMIT) throw new ApiError('REQUEST_ENTITY_TOO_LARGE');
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text.trim() === '' ? undefined : parseJsonText(text);
 }

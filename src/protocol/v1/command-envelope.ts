@@ -27,7 +27,15 @@ export type CrudCommand =
   | { op: 'patch'; body: unknown }
   | { op: 'delete' };
 
+/** The requester's fields of a command: what the actor host needs before any handler runs. */
+export type RequestFields = Pick<CommandEnvelope, 'rid' | 'deadline' | 'seen'>;
+
+/** Reads the requester's fields of a received command (the only reader of rid, deadline, seen). */
+export function readRequestFields(m: Fields): RequestFields {
+  return { rid: optStr(m, 'rid'), deadline: optNum(m, 'deadline'), seen: optNum(m, 'seen') };
+}
+
 /** Reads the envelope fields of a received command. */
 export function readEnvelope(m: Fields): CommandEnvelope {
-  return { key: str(m, 'key'), id: optStr(m, 'id'), rid: optStr(m, 'rid'), deadline: optNum(m, 'deadline'), seen: optNum(m, 'seen') };
+  return { key: str(m, 'key'), id: optStr(m, 'id'), ...readRequestFields(m) };
 }

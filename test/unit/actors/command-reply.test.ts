@@ -110,6 +110,19 @@ describe('cluster command replies', () => {
     assert.deepEqual(s.handled, ['write', 'look']);
   });
 
+  it('refuses a command whose request id is not a string, before handling it (INVALID_MESSAGE)', async () => {
+    const s = await setup();
+    const subject = entitySubject('identity', 'i1', DEFAULT_SHARD_COUNT, 'cluster');
+    await assert.rejects(s.bus.request(subject, { op: 'write', key: 'i1', name: 'x', rid: 7 }), (err: unknown) => {
+      assert.ok(err instanceof ApiError);
+      assert.equal(err.code, 'INVALID_MESSAGE');
+      assert.equal((err.apiCause as { field?: string }).field, 'rid');
+      return true;
+    });
+    assert.deepEqual(s.handled, []);
+    assert.deepEqual(s.ownerWaits, []);
+  });
+
   it('refuses a reply that is not a command reply', async () => {
     const bus = new MemoryBus();
     open.push(() => bus.close());

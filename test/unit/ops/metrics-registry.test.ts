@@ -85,6 +85,34 @@ describe('NodeMetrics', () => {
     assert.match(text, /^weft_log_apply_lag 3$/m);
     assert.match(text, /^weft_replica_applied_seq 7$/m);
   });
+
+  it('reads the last sequence and the cluster membership once per scrape', async () => {
+    let lastReads = 0;
+    let clusterReads = 0;
+    const m = new NodeMetrics({
+      appliedSeq: () => 7,
+      lastSeq: () => (lastReads++, 12),
+      cluster: () => (clusterReads++, { members: 3, readyMembers: 2, shardsOwned: 21 }),
+    });
+    const text = await m.render();
+    assert.equal(lastReads, 1);
+    assert.equal(clusterReads, 1);
+    assert.match(text, /^weft_log_last_seq 12$/m);
+    assert.match(text, /^weft_log_apply_lag 5$/m);
+    assert.match(text, /^weft_cluster_members\{state="live"\} 3$/m);
+    assert.match(text, /^weft_cluster_members\{state="ready"\} 2$/m);
+    assert.match(text, /^weft_cluster_shards_owned 21$/m);
+    await m.render();
+    assert.equal(lastReads, 2);
+    assert.equal(clusterReads, 2);
+  });
+
+  it('leaves the lag out until the last sequence was first read', async () => {
+    const m = new NodeMetrics({ appliedSeq: () => 7, lastSeq: () => undefined });
+    const text = await m.render();
+    assert.doesNotMatch(text, /^weft_log_apply_lag \d/m);
+    assert.doesNotMatch(text, /^weft_log_last_seq \d/m);
+  });
 });
 
 describe('loginFailureReason', () => {

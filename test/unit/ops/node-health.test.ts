@@ -54,6 +54,15 @@ describe('NodeHealth', () => {
     assert.equal(health.status().reason, 'LOG_UNREADABLE');
   });
 
+  it('keeps the last sequence it read for others to use (metrics) without reading again', async () => {
+    const { state, health } = await clusterNode({ applied: 5, last: 40 });
+    assert.equal(health.lastReadSeq, 40);
+    state.last = 50;
+    assert.equal(health.lastReadSeq, 40, 'only a poll reads the stream');
+    await health.poll();
+    assert.equal(health.lastReadSeq, 50);
+  });
+
   it('is ready within 100 entries of the stream', async () => {
     const { health } = await clusterNode({ applied: 1_000, last: 1_100 });
     assert.deepEqual(health.status(), { nodeId: 'n1', live: true, ready: true, appliedSeq: 1_000, lastSeq: 1_100, lag: 100 });

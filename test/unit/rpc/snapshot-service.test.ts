@@ -1,7 +1,7 @@
 // Tests for node-to-node snapshots: a replica's round trip between two in-process gRPC servers
 // over mutual TLS, the receiver's integrity checks (hash, size, truncation, a missing trailer,
-// applied sequence),
-// and refusal of callers without a node certificate of the cluster CA.
+// applied sequence), format 1 snapshots of earlier versions received too, and refusal of
+// callers without a node certificate of the cluster CA.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -13,7 +13,7 @@ import * as grpc from '@grpc/grpc-js';
 import { ensureNodePki, generateCa, type NodePki } from '../../../src/pki/node-pki.js';
 import { GrpcServer } from '../../../src/rpc/grpc-server.js';
 import { fetchSnapshot, grpcTarget, receiveSnapshot, SnapshotIntegrityError } from '../../../src/rpc/snapshot-client.js';
-import { removeLeftCheckpoints, SnapshotService, type WireSnapshotResponse } from '../../../src/rpc/snapshot-service.js';
+import { removeLeftCheckpoints, SnapshotService, snapshotServiceDefinition, type WireSnapshotResponse } from '../../../src/rpc/snapshot-service.js';
 import { APPLIED_SEQ_KEY } from '../../../src/store/keys.js';
 import type { KvStore } from '../../../src/store/kv.js';
 import { LevelKv } from '../../../src/store/level-kv.js';
@@ -61,8 +61,43 @@ async function messagesOf(dir: string, alter: { sha256?: Buffer; totalBytes?: nu
   return out;
 }
 
+/** Asserts that the LevelDB at `path` holds exactly what `kv` holds. */
+async function assertCopyOf(path: string, kv: KvStore): Promise<void> {
+  const copy = new LevelKv({ path });
+  await copy.open();
+  try {
+    assert.deepEqual(await all(copy), await all(kv));
+  } finally {
+    await copy.close();
+  }
+}
+
 async function* iterate<T>(items: T[]): AsyncIterable<T> {
   for (const item of items) yield item;
+}
+
+/** The format 1 messages a node of an earlier version sends for every entry of `kv` (records;
+ * size, SHA-256 and key count in the header, no trailer), optionally altered. */
+async function recordMessagesOf(kv: KvStore, alter: { sha256?: Buffer; keys?: number; formatVersion?: number } = {}): Promise<WireSnapshotResponse[]> {
+  const parts: Buffer[] = [];
+  let keys = 0;
+  for await (const [key, value] of kv.entries({})) {
+    const k = Buffer.from(key, 'utf8');
+    const v = Buffer.from(value, 'utf8');
+    const lengths = Buffer.alloc(8);
+    lengths.writeUInt32BE(k.length, 0);
+    lengths.writeUInt32BE(v.length, 4);
+    parts.push(lengths.subarray(0, 4), k, lengths.subarray(4), v);
+    keys++;
+  }
+  const content = Buffer.concat(parts);
+  const header = {
+    appliedSeq: '1234', formatVersion: alter.formatVersion ?? 1, nodeId: 'node-old',
+    totalBytes: String(content.length), sha256: alter.sha256 ?? createHash('sha256').update(content).digest(), keys: String(alter.keys ?? keys),
+  };
+  const out: WireSnapshotResponse[] = [{ header }];
+  for (let at = 0; at < content.length; at += 65_537) out.push({ chunk: { data: content.subarray(at, at + 65_537) } });
+  return out;
 }
 
 /** An open LevelDB replica at `dir` with 30,000 records, applied up to 1234. */
@@ -131,6 +166,34 @@ describe('SnapshotService', () => {
     }
   });
 
+  it('receives a format 1 snapshot (records) from a node of an earlier version over gRPC', async () => {
+    const messages = await recordMessagesOf(source);
+    const old = await GrpcServer.start({
+      listen: '127.0.0.1:0',
+      tls: { certPem: pkiA.serverCertPem, keyPem: pkiA.serverKeyPem, caPem: pkiA.caCertPem },
+      health: () => ({ serving: true, nodeId: 'node-old', appliedSeq: 1234 }),
+      services: [{
+        definition: snapshotServiceDefinition(),
+        implementation: {
+          StreamSnapshot: (call: grpc.ServerWritableStream<unknown, WireSnapshotResponse>) => {
+            for (const message of messages) call.write(message);
+            call.end();
+          },
+        },
+      }],
+    });
+    try {
+      const tlsB = { certPem: pkiB.serverCertPem, keyPem: pkiB.serverKeyPem, caPem: pkiB.caCertPem };
+      const got = await fetchSnapshot(old.address, tlsB, join(root, 'from-old'));
+      assert.equal(got.appliedSeq, 1234);
+      assert.equal(got.nodeId, 'node-old');
+      assert.equal(got.keys, 30_001);
+      await assertCopyOf(got.path, source);
+    } finally {
+      await old.close();
+    }
+  });
+
   it('leaves no checkpoint behind in its work directory, and removes one a crash left', async () => {
     assert.deepEqual((await readdir(root)).filter((n) => n.startsWith('.snapshot-outgoing-')), [], 'transfers clean up after themselves');
     await mkdir(join(root, '.snapshot-outgoing-left'), { recursive: true });
@@ -186,10 +249,7 @@ describe('receiveSnapshot', () => {
     assert.ok(messages.filter((m) => m.chunk).length > 1, 'the sample spans several chunks');
     const got = await receiveSnapshot(iterate(messages), join(root, 'good'));
     assert.equal(got.appliedSeq, 1234);
-    const copy = new LevelKv({ path: got.path });
-    await copy.open();
-    assert.deepEqual(await all(copy), await all(kv));
-    await copy.close();
+    await assertCopyOf(got.path, kv);
   });
 
   it('fails with SnapshotIntegrityError when the SHA-256 does not match, and leaves nothing', async () => {
@@ -231,6 +291,30 @@ describe('receiveSnapshot', () => {
   it('fails when the content ends inside a file', async () => {
     const messages = await messagesOf(kv.path, { dropLast: 3 });
     await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'cut')), (err) => err instanceof SnapshotIntegrityError && /content ends inside/.test(err.message));
+  });
+
+  it('writes a verified copy of a format 1 snapshot (records, no trailer)', async () => {
+    const got = await receiveSnapshot(iterate(await recordMessagesOf(kv)), join(root, 'records'));
+    assert.equal(got.appliedSeq, 1234);
+    assert.equal(got.keys, 30_001);
+    await assertCopyOf(got.path, kv);
+  });
+
+  it('refuses a format 1 snapshot whose SHA-256 does not match its header, and leaves nothing', async () => {
+    const messages = await recordMessagesOf(kv, { sha256: createHash('sha256').update('something else').digest() });
+    await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'records-hash')), (err) => err instanceof SnapshotIntegrityError && /SHA-256/.test(err.message));
+    assert.equal(existsSync(join(root, 'records-hash')), false);
+    assert.equal(existsSync(join(root, 'records-hash.partial')), false);
+  });
+
+  it('refuses a format 1 snapshot with another key count than its header', async () => {
+    const messages = await recordMessagesOf(kv, { keys: 5 });
+    await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'records-keys')), (err) => err instanceof SnapshotIntegrityError && /header announced 5/.test(err.message));
+  });
+
+  it('refuses a format it does not read', async () => {
+    const messages = await recordMessagesOf(kv, { formatVersion: 3 });
+    await assert.rejects(receiveSnapshot(iterate(messages), join(root, 'format-3')), (err) => err instanceof SnapshotIntegrityError && /format 3/.test(err.message));
   });
 
   it('fails when the header names another applied sequence than the content holds', async () => {
