@@ -6,7 +6,7 @@ import { sessionBookkeepingOnly, type Command, type Entity } from '../domain/com
 import { NO_LIMIT_REPORTED, parsePagingParam, resolvePaging } from '../domain/paging.js';
 import { evaluate, parseQuery, parseSortParam, QueryError, type Query } from '../domain/query/index.js';
 import { resolveSymbol } from '../domain/query-symbols.js';
-import { RESOURCES, hasResource, resourceOf } from '../domain/registry.js';
+import { RESOURCES, isKind, declarationOf } from '../domain/registry.js';
 import { filterableFields } from '../domain/resource.js';
 import { ApiError, invalidFilter } from '../errors.js';
 import { QueryEngine, type Scope } from '../store/query-engine.js';
@@ -160,7 +160,7 @@ export class QueryHandler {
 
   /** One stored entity and its wire shape for this viewer; 404 when there is none. */
   private async present(kind: string, id: string, viewer: Viewer): Promise<{ record: Entity; wire: unknown }> {
-    if (!hasResource(kind)) throw new ApiError('NOT_FOUND');
+    if (!isKind(kind)) throw new ApiError('NOT_FOUND');
     const record = await this.replica.get(kind, id);
     if (!record) throw new ApiError('NOT_FOUND');
     return { record, wire: await this.presenter.present(kind, record, viewer) };
@@ -178,7 +178,7 @@ export class QueryHandler {
       offset: parsePagingParam('offset', params.offset),
     });
     const limit = page.limit === 'none' ? NO_LIMIT_REPORTED : page.limit;
-    const filterable = filterableFields(resourceOf(kind));
+    const filterable = filterableFields(declarationOf(kind));
     if (stream && page.limit === 'none') {
       const present = (records: Entity[]) => this.presenter.presentAll(kind, records, viewer);
       const cursor = this.cursors.open(this.engine.stream(kind, query, scope), present, page.offset);

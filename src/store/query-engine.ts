@@ -6,7 +6,7 @@ import type { Page, PageRequest } from '../domain/paging.js';
 import { sortableScalar } from '../domain/query-symbols.js';
 import { evaluate, extractIndexHint, sortComparator, type Expr, type IndexHint, type Query } from '../domain/query/index.js';
 import { compareUtf8 } from './compare-utf8.js';
-import { resourceOf } from '../domain/registry.js';
+import { declarationOf } from '../domain/registry.js';
 import { fieldsOf, indexedFields } from '../domain/resource.js';
 import { encodeValue, idFromIndexKey, idFromRecordKey, indexPrefix, indexRange, recordRange, valueFromIndexKey } from './keys.js';
 import type { KvRange } from './kv.js';
@@ -31,7 +31,7 @@ export type Scope = { field: string; value: string } | { ids: Iterable<string> }
 /** What list() and stream() both start from: the kind's indexed fields, the sort (id by
  * default), the scope's ids, and the index hint the filter (or the scope) gives. */
 function plan(kind: string, query: Query, scope?: Scope) {
-  const decl = resourceOf(kind);
+  const decl = declarationOf(kind);
   const fields = fieldsOf(decl);
   const indexed = new Set(indexedFields(decl));
   const sort = query.sort.length > 0 ? query.sort : [{ field: 'id', direction: 'asc' as const }];

@@ -4,7 +4,7 @@
 
 import type { ResourceDecl } from '../resource.js';
 
-export const terminators: ResourceDecl = {
+export const terminators: ResourceDecl<'terminators'> = {
   kind: 'terminators',
   entity: 'terminator',
   actor: 'catalog',
