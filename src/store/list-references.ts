@@ -1,6 +1,7 @@
-// Id-list references inside apply (LIST_REFERENCES in domain/rules.ts): a written list must name
-// existing entities (at most one per `onePer` group), and a deleted entity's id is stripped from
-// every list holding it. Reads only the transaction, so every replica decides the same.
+// Id-list references inside apply (the declarations' `listRefs`, collected as LIST_REFERENCES in
+// domain/rules.ts): a written list must name existing entities (at most one per `onePer` group),
+// and a deleted entity's id is stripped from every list holding it. Reads only the transaction,
+// so every replica decides the same.
 
 import type { Entity } from '../domain/commands.js';
 import { declarationOf } from '../domain/registry.js';

@@ -1,6 +1,6 @@
 // Terminators: where a service's traffic leaves the network (router, binding, address). Routers
 // report them upstream; on Weft, without a data plane, admins create them by hand. Deleting the
-// service or the router deletes its terminators (see CASCADES).
+// service or the router deletes its terminators (their declarations' `cascades`).
 
 import type { ResourceDecl } from '../resource.js';
 
