@@ -25,10 +25,12 @@ export class AccessQueries {
     if (!isKind(parent.kind) || !(await this.replica.get(parent.kind, parent.id))) throw new ApiError('NOT_FOUND');
     const via = relation.via;
     if ('index' in via) return { field: via.index, value: parent.id };
-    if ('members' in via) return { ids: await this.reader.membersOf(parent.kind, parent.id, child) };
-    if ('policies' in via) return { ids: await this.reader.policiesOf(parent.kind, parent.id, child) };
+    // A declared relation names declared kinds (test/unit/domain/registry.test.ts).
+    const childKind = kindOf(child);
+    if ('members' in via) return { ids: await this.reader.membersOf(parent.kind, parent.id, childKind) };
+    if ('policies' in via) return { ids: await this.reader.policiesOf(parent.kind, parent.id, childKind) };
     const type = policyTypeFilter(via.through, policyType);
-    return { ids: await this.reader.reachable(parent.kind, parent.id, kindOf(via.through), kindOf(child), type) };
+    return { ids: await this.reader.reachable(parent.kind, parent.id, kindOf(via.through), childKind, type) };
   }
 
   /** `/identities/{id}/policy-advice/{serviceId}`: may it dial / bind, and over which routers. */

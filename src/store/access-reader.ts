@@ -10,12 +10,12 @@ export class AccessReader {
   constructor(private readonly replica: Replica) {}
 
   /** Ids of the policies of `policyKind` that select the entity. */
-  async policiesOf(kind: string, id: string, policyKind: string): Promise<string[]> {
+  async policiesOf(kind: Kind, id: string, policyKind: Kind): Promise<string[]> {
     return splitPolicyIds(await this.replica.kv.get(entityPoliciesKey(kind, id, policyKind)));
   }
 
   /** Ids of the entities of `targetKind` the policy selects (the caller's own array). */
-  async membersOf(policyKind: string, policyId: string, targetKind: string): Promise<string[]> {
+  async membersOf(policyKind: Kind, policyId: string, targetKind: Kind): Promise<string[]> {
     return (await this.replica.linkMembers(policyLinkRange(policyKind, policyId, targetKind))).slice();
   }
 
