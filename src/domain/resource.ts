@@ -2,7 +2,7 @@
 // filtering, sorting, storage indexes and the served API document are derived, with the kind's
 // special behaviour as optional hooks (pure functions and data). No I/O.
 
-import type { Entity } from './commands.js';
+import type { Entity } from './entity.js';
 
 /** The wire type of a field. `stringList` is a JSON array of strings; `tags` a string→scalar map. */
 export type FieldType =

@@ -3,7 +3,7 @@
 // Nested required properties and minimums are checked by auth-policy-rules (patch merges).
 
 import { ApiError } from '../../errors.js';
-import type { Entity } from '../commands.js';
+import type { Entity } from '../entity.js';
 import type { FieldSpec, ResourceDecl } from '../resource.js';
 
 const bool: FieldSpec = { type: 'boolean', nullable: true };

@@ -3,7 +3,7 @@
 
 import { ApiError } from '../../errors.js';
 import { isBuiltinConfigType } from '../builtin-config-types.js';
-import type { Entity } from '../commands.js';
+import type { Entity } from '../entity.js';
 
 export function prepareConfigType(_values: Record<string, unknown>, old: Entity | undefined): void {
   if (old && isBuiltinConfigType(old.id)) {

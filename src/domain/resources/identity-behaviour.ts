@@ -2,7 +2,7 @@
 // typeId, router identities and the default admin protected. Pure.
 
 import { ApiError, fieldError } from '../../errors.js';
-import type { Entity } from '../commands.js';
+import type { Entity } from '../entity.js';
 import type { WriteMode } from '../resource.js';
 import { ROUTER_IDENTITY_TYPE, refuseRouterIdentityRename } from '../router-rules.js';
 

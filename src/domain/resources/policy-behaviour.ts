@@ -2,7 +2,7 @@
 // sorted; system policies are read-only. `@id` existence is checked in apply. Pure.
 
 import { ApiError } from '../../errors.js';
-import type { Entity } from '../commands.js';
+import type { Entity } from '../entity.js';
 import { normaliseRoles } from '../policy.js';
 
 const ROLE_FIELDS = ['identityRoles', 'serviceRoles', 'edgeRouterRoles', 'postureCheckRoles'];
