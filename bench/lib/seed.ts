@@ -7,6 +7,7 @@ import { bootstrap } from '../../src/actors/bootstrap.js';
 import { EntityWriter } from '../../src/actors/entity-writer.js';
 import { Proposer } from '../../src/actors/proposer.js';
 import type { Command, Op } from '../../src/domain/commands.js';
+import type { Kind } from '../../src/domain/registry.js';
 import { LocalLog } from '../../src/log/local-log.js';
 import { LevelKv } from '../../src/store/level-kv.js';
 import { Replica } from '../../src/store/replica.js';
@@ -118,7 +119,7 @@ async function seedStore(
   await flush(serviceIds.map((id) => ({ op: 'create', kind: 'services', record: base(id, { name: id, encryptionRequired: true, roleAttributes: attributes(rand, 'app', 60, 3), configs: [], terminatorStrategy: 'smartrouting', maxIdleTimeMillis: 0 }) })), resumed);
   log(`seeded ${routerIds.length} edge routers and ${serviceIds.length} services`);
 
-  const policy = (kind: string, i: number, fields: Record<string, unknown>): Op => ({ op: 'create', kind, record: base(`${kind}-${pad(i)}`, { name: `${kind}-${pad(i)}`, semantic: rand() < 0.5 ? 'AnyOf' : 'AllOf', ...fields }) });
+  const policy = (kind: Kind, i: number, fields: Record<string, unknown>): Op => ({ op: 'create', kind, record: base(`${kind}-${pad(i)}`, { name: `${kind}-${pad(i)}`, semantic: rand() < 0.5 ? 'AnyOf' : 'AllOf', ...fields }) });
   const roles = (prefix: string, pool: number) => attributes(rand, prefix, pool, 2).map((a) => `#${a}`).sort();
   await flush(Array.from({ length: sizes.servicePolicies }, (_, i) => policy('service-policies', i, { type: rand() < 0.7 ? 'Dial' : 'Bind', identityRoles: roles('team', 200), serviceRoles: roles('app', 60), postureCheckRoles: [] })), resumed);
   await flush(Array.from({ length: sizes.edgeRouterPolicies }, (_, i) => policy('edge-router-policies', i, { identityRoles: roles('team', 200), edgeRouterRoles: roles('region', 10), isSystem: false })), resumed);

@@ -1,6 +1,7 @@
 // Which actor serves which key: one place that maps an actor family and key to its behaviour.
 // Entity families are keyed by entity id; the catalog family by resource kind.
 
+import { kindOf } from '../domain/registry.js';
 import type { ActorDeps } from './actor-deps.js';
 import type { Actor } from './actor-host.js';
 import { ApiSessionCertificateCatalog } from './api-session-certificate-catalog.js';
@@ -66,6 +67,6 @@ export function createCatalogActor(kind: string, deps: ActorDeps): Actor {
     case 'revocations':
       return new RevocationCatalog(deps);
     default:
-      return new CatalogActor(kind, deps.writer);
+      return new CatalogActor(kindOf(kind), deps.writer);
   }
 }

@@ -2,6 +2,7 @@
 // kind may override (defaults: the generic EntityWriter), plus extra operations by name.
 // Stateless: it only serialises the kind's commands.
 
+import type { Kind } from '../domain/registry.js';
 import { unknownOperation } from '../protocol/v1/message-fields.js';
 import type { Actor, ActorMessage } from './actor-host.js';
 import type { EntityWriter } from './entity-writer.js';
@@ -14,7 +15,7 @@ export class CatalogActor implements Actor {
   protected readonly extra: Record<string, ExtraOp> = {};
 
   constructor(
-    protected readonly kind: string,
+    protected readonly kind: Kind,
     protected readonly writer: EntityWriter,
     /** Set when this actor serves one entity of the kind (entity families). */
     private readonly entityId?: string,

@@ -6,7 +6,7 @@ import { checkTypeIdUnchanged, validatePostureFields, type PostureCheckType } fr
 import { resourceOf } from '../domain/registry.js';
 import { fieldsOf } from '../domain/resource.js';
 import { validateBody, type WriteMode } from '../domain/validate.js';
-import { PREPARE } from '../domain/write-rules.js';
+import { prepareWrite } from '../domain/write-rules.js';
 import { ApiError } from '../errors.js';
 import type { Replica } from '../store/replica.js';
 import { CatalogActor } from './catalog-actor.js';
@@ -61,8 +61,9 @@ export class PostureCheckCatalog extends CatalogActor {
 
 /** Declared fields from the body (typeId on create only), then the kind's write rules. */
 function commonFields(body: unknown, old: Entity | undefined, mode: WriteMode): Record<string, unknown> {
-  const values = validateBody(resourceOf(KIND), body, mode);
-  PREPARE[KIND]?.(values, old, mode);
+  const decl = resourceOf(KIND);
+  const values = validateBody(decl, body, mode);
+  prepareWrite(decl, values, old, mode);
   return values;
 }
 

@@ -19,7 +19,7 @@ export type RouterEnrollmentMethod = 'erott' | 'trott';
 
 export class RouterCatalog extends CatalogActor {
   constructor(
-    kind: string,
+    kind: 'routers' | 'edge-routers',
     private readonly method: RouterEnrollmentMethod,
     protected readonly deps: ActorDeps,
   ) {

@@ -1,36 +1,27 @@
 // `--output table`: an aligned text table of the main columns of a resource (id, name and a
 // few per kind), one row per entity.
 
-/** The columns shown per resource (URL segment); others get id, name and createdAt. */
-const COLUMNS: Record<string, string[]> = {
-  identities: ['id', 'name', 'type', 'isAdmin', 'roleAttributes'],
-  services: ['id', 'name', 'roleAttributes', 'encryptionRequired'],
-  'edge-routers': ['id', 'name', 'isOnline', 'isVerified', 'roleAttributes'],
-  routers: ['id', 'name', 'isOnline', 'isVerified'],
+import { isKind, resourceOf } from '../domain/registry.js';
+
+/** The columns of the listings that are not a declared kind (a kind's are its declaration's
+ * `columns`); others get id, name and createdAt. */
+const OTHER_COLUMNS: Record<string, string[]> = {
+  // Routers under their fabric URL segment.
   'transit-routers': ['id', 'name', 'isOnline', 'isVerified'],
-  'service-policies': ['id', 'name', 'type', 'semantic', 'identityRoles', 'serviceRoles'],
-  'edge-router-policies': ['id', 'name', 'semantic', 'identityRoles', 'edgeRouterRoles'],
-  'service-edge-router-policies': ['id', 'name', 'semantic', 'serviceRoles', 'edgeRouterRoles'],
-  authenticators: ['id', 'method', 'identityId', 'username'],
-  'api-sessions': ['id', 'identityId', 'ipAddress', 'lastActivityAt'],
-  configs: ['id', 'name', 'configTypeId'],
-  'config-types': ['id', 'name'],
-  'posture-checks': ['id', 'name', 'typeId', 'roleAttributes'],
-  cas: ['id', 'name', 'isVerified', 'isAutoCaEnrollmentEnabled'],
-  'auth-policies': ['id', 'name'],
-  'identity-types': ['id', 'name'],
-  'external-jwt-signers': ['id', 'name', 'issuer', 'enabled'],
   'policy-advice': ['identity', 'service', 'isDialAllowed', 'isBindAllowed', 'identityRouterCount', 'serviceRouterCount', 'commonRouters'],
   'integrity-results': ['fixed', 'description'],
   snapshot: ['path', 'appliedSeq', 'keys', 'createdAt'],
 };
 
-export function columnsOf(resource: string): string[] {
-  return COLUMNS[resource] ?? ['id', 'name', 'createdAt'];
+const DEFAULT_COLUMNS: readonly string[] = ['id', 'name', 'createdAt'];
+
+export function columnsOf(resource: string): readonly string[] {
+  const declared = isKind(resource) ? resourceOf(resource).columns : OTHER_COLUMNS[resource];
+  return declared ?? DEFAULT_COLUMNS;
 }
 
 /** Rows as an aligned table with an upper-case header (`IS_ADMIN` for `isAdmin`). */
-export function formatTable(rows: Record<string, unknown>[], columns: string[]): string {
+export function formatTable(rows: Record<string, unknown>[], columns: readonly string[]): string {
   const header = columns.map((c) => c.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase());
   const body = rows.map((row) => columns.map((c) => cell(row[c])));
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));

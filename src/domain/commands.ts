@@ -3,15 +3,10 @@
 
 import { createHash } from 'node:crypto';
 import type { WireError } from '../errors.js';
+import type { Entity } from './entity.js';
+import type { Kind } from './registry.js';
 
-/** A stored entity: base fields plus the declared ones. */
-export interface Entity {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Record<string, unknown> | null;
-  [field: string]: unknown;
-}
+export type { Entity };
 
 /**
  * `expect` on update, set and delete: the fingerprint (recordFingerprint) of the stored record
@@ -22,16 +17,16 @@ export interface Entity {
  */
 export type Op =
   /** Insert a new entity; fails if the id exists or a unique field collides. */
-  | { op: 'create'; kind: string; record: Entity }
+  | { op: 'create'; kind: Kind; record: Entity }
   /** Replace a stored entity wholesale; fails with NOT_FOUND if absent. */
-  | { op: 'update'; kind: string; record: Entity; expect?: string }
+  | { op: 'update'; kind: Kind; record: Entity; expect?: string }
   /** Merge fields into a stored entity; a missing entity fails unless ifExists. */
-  | { op: 'set'; kind: string; id: string; fields: Record<string, unknown>; ifExists?: boolean; expect?: string }
+  | { op: 'set'; kind: Kind; id: string; fields: Record<string, unknown>; ifExists?: boolean; expect?: string }
   /** Delete one entity with the kind's guards and cascades; a missing one fails unless ifExists.
    * `system` marks a delete the controller itself decided (it passes the API-only guards). */
-  | { op: 'delete'; kind: string; id: string; ifExists?: boolean; system?: boolean; expect?: string }
+  | { op: 'delete'; kind: Kind; id: string; ifExists?: boolean; system?: boolean; expect?: string }
   /** Delete every entity of kind whose indexed field equals value (with cascades). */
-  | { op: 'deleteWhere'; kind: string; field: string; value: string; system?: boolean }
+  | { op: 'deleteWhere'; kind: Kind; field: string; value: string; system?: boolean }
   /** A data-integrity repair (POST /database/fix-data-integrity). Re-validated when applied:
    * it changes only what the state it meets still needs, so every node converges. */
   | { op: 'repair'; repair: Repair };

@@ -2,7 +2,7 @@
 // set-ness and sortability. Unknown or non-public names resolve to undefined.
 
 import type { SymbolInfo, ValueType } from './query/types.js';
-import { resourceOf } from './registry.js';
+import { declarationOf } from './registry.js';
 import { fieldsOf, type FieldSpec } from './resource.js';
 
 function valueType(spec: FieldSpec): ValueType {
@@ -24,7 +24,7 @@ function valueType(spec: FieldSpec): ValueType {
 
 /** Resolves a symbol for `kind`; `tags.<key>` is allowed because tags are public. */
 export function resolveSymbol(kind: string, name: string): SymbolInfo | undefined {
-  const fields = fieldsOf(resourceOf(kind));
+  const fields = fieldsOf(declarationOf(kind));
   if (name.startsWith('tags.') && name.length > 5) return { type: 'any', sortable: true };
   const spec = fields[name];
   if (!spec || !spec.filterable || spec.secret) return undefined;
@@ -33,6 +33,6 @@ export function resolveSymbol(kind: string, name: string): SymbolInfo | undefine
 
 /** True for a sortable scalar field (index order can serve `sort by` on it). */
 export function sortableScalar(kind: string, field: string): boolean {
-  const spec = fieldsOf(resourceOf(kind))[field];
+  const spec = fieldsOf(declarationOf(kind))[field];
   return Boolean(spec?.sortable) && spec.type !== 'stringList';
 }

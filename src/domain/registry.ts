@@ -25,7 +25,7 @@ import { services } from './resources/services.js';
 import { sessions } from './resources/sessions.js';
 import { terminators } from './resources/terminators.js';
 
-export const RESOURCES: readonly ResourceDecl[] = [
+export const RESOURCES = [
   identities,
   identityTypes,
   apiSessions,
@@ -50,16 +50,31 @@ export const RESOURCES: readonly ResourceDecl[] = [
   controllerSettings,
   revocations,
   apiSessionCertificates,
-];
+] as const satisfies readonly ResourceDecl[];
 
-const BY_KIND = new Map(RESOURCES.map((r) => [r.kind, r]));
+/** A declared resource kind (the URL segment and storage kind), e.g. `'identities'`. */
+export type Kind = (typeof RESOURCES)[number]['kind'];
 
-export function resourceOf(kind: string): ResourceDecl {
-  const decl = BY_KIND.get(kind);
-  if (!decl) throw new Error(`unknown resource kind ${kind}`);
+const BY_KIND = new Map<string, ResourceDecl>(RESOURCES.map((r) => [r.kind, r]));
+
+/** The declaration of a kind. */
+export function resourceOf(kind: Kind): ResourceDecl {
+  return declarationOf(kind);
+}
+
+/** The declaration of a kind named at run time (a command, a stored key, a URL, another
+ * declaration's reference); throws on a name no declaration has. */
+export function declarationOf(name: string): ResourceDecl {
+  const decl = BY_KIND.get(name);
+  if (!decl) throw new Error(`unknown resource kind ${name}`);
   return decl;
 }
 
-export function hasResource(kind: string): boolean {
-  return BY_KIND.has(kind);
+/** The declared kind of a run-time name; throws on a name no declaration has. */
+export function kindOf(name: string): Kind {
+  return declarationOf(name).kind as Kind;
+}
+
+export function isKind(name: string): name is Kind {
+  return BY_KIND.has(name);
 }

@@ -1,5 +1,8 @@
 // The resource declaration: one plain object per resource kind from which routes, validation,
-// filtering, sorting, storage indexes and the served API document are derived. Pure data.
+// filtering, sorting, storage indexes and the served API document are derived, with the kind's
+// special behaviour as optional hooks (pure functions and data). No I/O.
+
+import type { Entity } from './entity.js';
 
 /** The wire type of a field. `stringList` is a JSON array of strings; `tags` a string→scalar map. */
 export type FieldType =
@@ -63,9 +66,55 @@ export type Operation = 'list' | 'get' | 'create' | 'replace' | 'patch' | 'delet
 /** Who may call a declared operation through the management API. */
 export type Access = 'admin' | 'authenticated' | 'none';
 
-export interface ResourceDecl {
-  /** Plural URL segment and storage kind, e.g. `identities`. */
+/** How a write body is being applied: create (POST), replace (PUT) or patch (PATCH). */
+export type WriteMode = 'create' | 'replace' | 'patch';
+
+/** A kind's write rule, run on the validated body values before a write is proposed: mappings
+ * and upstream quirks the fields alone cannot express. Changes `values` in place or throws. */
+export type PrepareWrite = (values: Record<string, unknown>, old: Entity | undefined, mode: WriteMode) => void;
+
+/** When deleting an entity of the declaring kind, also delete every `target` whose `field`
+ * equals its id. */
+export interface Cascade {
+  target: string;
+  field: string;
+  /** The field may also hold ids of no such entity, so it is no reference: an API session's
+   * authenticatorId names the ext-jwt signer or the external-id marker for some logins, and a
+   * login racing its authenticator's deletion may still land. Upstream keeps such sessions too
+   * (a plain string field, deleted with the authenticator by a delete-where). */
+  loose?: true;
+}
+
+/**
+ * A list field of the declaring kind holding plain ids of `kind` (not `@id` role entries): every
+ * listed id must exist when the list is written (400 on `field`); with `onePer`, no two listed
+ * entities may share that field's value; deleting a `kind` entity strips its id from every such list.
+ */
+export interface ListRefDecl {
+  field: string;
   kind: string;
+  onePer?: string;
+}
+
+export type RelationVia =
+  /** Children whose indexed `field` equals the parent id. */
+  | { index: string }
+  /** The entities a policy's role list selects. */
+  | { members: true }
+  /** The policies of the child kind that select the parent entity. */
+  | { policies: true }
+  /** Entities reached from the parent through the policies of `policyKind`. */
+  | { through: string };
+
+/** A related list `/<kind>/{id}/<child>` of the declaring (parent) kind. */
+export interface RelationDecl {
+  child: string;
+  via: RelationVia;
+}
+
+export interface ResourceDecl<K extends string = string> {
+  /** Plural URL segment and storage kind, e.g. `identities`. */
+  kind: K;
   /** Singular entity name used in `_links` and entity refs, e.g. `identity`. */
   entity: string;
   /** The actor family that owns this kind's commands: per-entity or one catalog per kind. */
@@ -75,8 +124,26 @@ export interface ResourceDecl {
   fields: Record<string, FieldSpec>;
   /** Short description for the served API document. */
   description: string;
-  /** Entities of this kind are selected by policies through `roleAttributes` and `@id`. */
+  /** Entities of this kind are selected by policies through `roleAttributes` and `@id` (their
+   * role attributes are then checked on every write: they may not look like selectors). */
   selectable?: boolean;
+
+  // Behaviour hooks: each is optional; generic code reads them (see docs/architecture.md).
+  /** Write rule run after body validation (store/entity writers: `prepareWrite`). */
+  prepare?: PrepareWrite;
+  /** Entities deleted with an entity of this kind (apply; integrity checks). */
+  cascades?: readonly Cascade[];
+  /** Throws when an entity may not be deleted through the API (system deletes skip it). */
+  guardDelete?: (record: Entity) => void;
+  /** Id-list fields of this kind that reference another kind (apply; integrity checks). */
+  listRefs?: readonly ListRefDecl[];
+  /** Related lists served under `/<kind>/{id}/<child>` (gateway routes; query handler). */
+  relations?: readonly RelationDecl[];
+  /** Operations a valid non-admin session is refused with 403 FORBIDDEN (upstream: 401);
+   * a request without a session stays 401 (BEHAVIOR.md "Where Weft deliberately differs"). */
+  forbiddenToNonAdmins?: readonly Operation[];
+  /** The columns of `weft list <kind> --output table`; default id, name, createdAt. */
+  columns?: readonly string[];
 }
 
 /** A function of a declaration, computed once per declaration (declarations never change;

@@ -2,7 +2,7 @@
 // router policy of a tunneler-enabled edge router. Pure.
 
 import { fieldError } from '../errors.js';
-import type { Entity } from './commands.js';
+import type { Entity } from './entity.js';
 
 /** The identity type of a tunneler-enabled router's identity. */
 export const ROUTER_IDENTITY_TYPE = 'Router';

@@ -2,9 +2,9 @@
 // field, patch takes the set of fields present. Pure; throws COULD_NOT_VALIDATE with a field path.
 
 import { fieldError } from '../errors.js';
-import { fieldsOf, type FieldSpec, type ResourceDecl } from './resource.js';
+import { fieldsOf, type FieldSpec, type ResourceDecl, type WriteMode } from './resource.js';
 
-export type WriteMode = 'create' | 'replace' | 'patch';
+export type { WriteMode };
 
 /** The most items a list field (role attributes, selectors, ...) may hold, and the most entries
  * of a map field (tags, ...). */

@@ -2,7 +2,7 @@
 // `*RolesDisplay` lists of policies (`@id` shown as `@name`, unknown ids omitted).
 
 import type { Entity } from '../domain/commands.js';
-import { resourceOf } from '../domain/registry.js';
+import { isKind, resourceOf, type Kind } from '../domain/registry.js';
 import { roleFields } from '../domain/resource.js';
 import type { AccessReader } from '../store/access-reader.js';
 import type { Replica } from '../store/replica.js';
@@ -14,12 +14,12 @@ export function registerAccessDecorators(presenter: Presenter, reader: AccessRea
     wire.postureQueries ??= [];
     wire.config ??= {};
   });
-  for (const kind of ['edge-router-policies', 'service-edge-router-policies', 'service-policies']) {
+  for (const kind of ['edge-router-policies', 'service-edge-router-policies', 'service-policies'] as const) {
     presenter.decorate(kind, rolesDisplay(kind));
   }
 }
 
-function rolesDisplay(kind: string): Decorator {
+function rolesDisplay(kind: Kind): Decorator {
   const fields = roleFields(resourceOf(kind));
   return async (wire: Wire, record: Entity, { replica }) => {
     for (const [field, target] of fields) {
@@ -36,7 +36,7 @@ async function display(roles: string[], target: string, replica: Replica): Promi
       out.push({ role, name: role });
       continue;
     }
-    const entity = await replica.get(target, role.slice(1));
+    const entity = isKind(target) ? await replica.get(target, role.slice(1)) : undefined;
     if (entity) out.push({ role, name: `@${String(entity.name)}` });
   }
   return out;

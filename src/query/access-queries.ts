@@ -3,6 +3,7 @@
 
 import type { Entity } from '../domain/commands.js';
 import { splitRoles, type Semantic } from '../domain/policy.js';
+import { isKind, kindOf } from '../domain/registry.js';
 import { findRelation } from '../domain/relations.js';
 import { ApiError, fieldError } from '../errors.js';
 import { AccessReader } from '../store/access-reader.js';
@@ -21,13 +22,15 @@ export class AccessQueries {
   async relationScope(parent: { kind: string; id: string }, child: string, policyType?: string): Promise<Scope> {
     const relation = findRelation(parent.kind, child);
     if (!relation) throw new ApiError('NOT_FOUND');
-    if (!(await this.replica.get(parent.kind, parent.id))) throw new ApiError('NOT_FOUND');
+    if (!isKind(parent.kind) || !(await this.replica.get(parent.kind, parent.id))) throw new ApiError('NOT_FOUND');
     const via = relation.via;
     if ('index' in via) return { field: via.index, value: parent.id };
-    if ('members' in via) return { ids: await this.reader.membersOf(parent.kind, parent.id, child) };
-    if ('policies' in via) return { ids: await this.reader.policiesOf(parent.kind, parent.id, child) };
+    // A declared relation names declared kinds (test/unit/domain/registry.test.ts).
+    const childKind = kindOf(child);
+    if ('members' in via) return { ids: await this.reader.membersOf(parent.kind, parent.id, childKind) };
+    if ('policies' in via) return { ids: await this.reader.policiesOf(parent.kind, parent.id, childKind) };
     const type = policyTypeFilter(via.through, policyType);
-    return { ids: await this.reader.reachable(parent.kind, parent.id, via.through, child, type) };
+    return { ids: await this.reader.reachable(parent.kind, parent.id, kindOf(via.through), childKind, type) };
   }
 
   /** `/identities/{id}/policy-advice/{serviceId}`: may it dial / bind, and over which routers. */

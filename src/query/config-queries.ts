@@ -3,6 +3,7 @@
 
 import type { Entity } from '../domain/commands.js';
 import { NO_LIMIT_REPORTED } from '../domain/paging.js';
+import type { Kind } from '../domain/registry.js';
 import { ApiError } from '../errors.js';
 import type { Scope } from '../store/query-engine.js';
 import type { Replica } from '../store/replica.js';
@@ -20,7 +21,7 @@ export interface ConfigQueryDeps {
 export async function answerConfigQuery(msg: MessageOf<QueryRequest, 'configQuery'>, deps: ConfigQueryDeps): Promise<unknown> {
   const { id } = msg;
   const params = msg.params ?? {};
-  const parent = async (kind: string) => {
+  const parent = async (kind: Kind) => {
     const record = await deps.replica.get(kind, id);
     if (!record) throw new ApiError('NOT_FOUND');
     return record;

@@ -3,7 +3,7 @@
 
 import type { Entity } from '../domain/commands.js';
 import { isDisabled } from '../domain/identity-state.js';
-import { resourceOf } from '../domain/registry.js';
+import { declarationOf, resourceOf, type Kind } from '../domain/registry.js';
 import { fieldsOf } from '../domain/resource.js';
 import type { Viewer } from '../protocol/v1/query-messages.js';
 import type { Replica } from '../store/replica.js';
@@ -15,7 +15,7 @@ export function selfLink(kind: string, id: string): { self: { href: string } } {
 }
 
 /** `{id, name, entity, _links}` reference to another entity. */
-export function entityRef(kind: string, id: string, name: string): Wire {
+export function entityRef(kind: Kind, id: string, name: string): Wire {
   return { _links: selfLink(kind, id), entity: resourceOf(kind).entity, id, name };
 }
 
@@ -35,7 +35,7 @@ export class Presenter {
 
   /** Registers a decorator of a kind; several for one kind run in registration order (services
    * get permissions from the access model and their config map from the configs). */
-  decorate(kind: string, decorator: Decorator): void {
+  decorate(kind: Kind, decorator: Decorator): void {
     const earlier = this.decorators.get(kind);
     if (!earlier) {
       this.decorators.set(kind, decorator);
@@ -58,7 +58,7 @@ export class Presenter {
   }
 
   private base(kind: string, record: Entity): Wire {
-    const fields = fieldsOf(resourceOf(kind));
+    const fields = fieldsOf(declarationOf(kind));
     const wire: Wire = {};
     for (const [name, value] of Object.entries(record)) {
       const spec = fields[name];

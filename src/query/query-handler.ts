@@ -6,7 +6,7 @@ import { sessionBookkeepingOnly, type Command, type Entity } from '../domain/com
 import { NO_LIMIT_REPORTED, parsePagingParam, resolvePaging } from '../domain/paging.js';
 import { evaluate, parseQuery, parseSortParam, QueryError, type Query } from '../domain/query/index.js';
 import { resolveSymbol } from '../domain/query-symbols.js';
-import { RESOURCES, hasResource, resourceOf } from '../domain/registry.js';
+import { RESOURCES, isKind, declarationOf } from '../domain/registry.js';
 import { filterableFields } from '../domain/resource.js';
 import { ApiError, invalidFilter } from '../errors.js';
 import { QueryEngine, type Scope } from '../store/query-engine.js';
@@ -162,7 +162,7 @@ export class QueryHandler {
 
   /** One stored entity and its wire shape for this viewer; 404 when there is none. */
   private async present(kind: string, id: string, viewer: Viewer): Promise<{ record: Entity; wire: unknown }> {
-    if (!hasResource(kind)) throw new ApiError('NOT_FOUND');
+    if (!isKind(kind)) throw new ApiError('NOT_FOUND');
     const record = await this.replica.get(kind, id);
     if (!record) throw new ApiError('NOT_FOUND');
     return { record, wire: await this.presenter.present(kind, record, viewer) };
@@ -201,7 +201,7 @@ export class QueryHandler {
 
   private filterableOf(kind: string): string[] {
     let fields = this.filterable.get(kind);
-    if (!fields) this.filterable.set(kind, (fields = filterableFields(resourceOf(kind))));
+    if (!fields) this.filterable.set(kind, (fields = filterableFields(declarationOf(kind))));
     return fields;
   }
 

@@ -7,6 +7,7 @@
 // kept.
 
 import type { Entity } from '../domain/commands.js';
+import type { Kind } from '../domain/registry.js';
 
 /** Most renderings kept; when full, the entity kept longest is dropped with all its renderings. */
 const MAX_ENTRIES = 10_000;
@@ -34,7 +35,7 @@ export class RenderCache {
   }
 
   /** Drops the renderings of one entity, for every viewer (a command changed only what they show). */
-  forget(kind: string, id: string): void {
+  forget(kind: Kind, id: string): void {
     this.epoch++;
     this.drop(entityKey(kind, id));
   }

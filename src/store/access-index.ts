@@ -6,7 +6,7 @@
 import { fieldError } from '../errors.js';
 import type { Entity } from '../domain/commands.js';
 import { matchesRoles, splitRoles, type Roles, type Semantic } from '../domain/policy.js';
-import { RESOURCES, resourceOf } from '../domain/registry.js';
+import { RESOURCES, declarationOf } from '../domain/registry.js';
 import { roleFields, type ResourceDecl } from '../domain/resource.js';
 import {
   entityPoliciesKey,
@@ -176,7 +176,7 @@ class LinkWriter {
 async function requireExisting(tx: Transaction, field: string, kind: string, ids: string[]): Promise<void> {
   const missing: string[] = [];
   for (const id of ids) if ((await tx.get(recordKey(kind, id))) === undefined) missing.push(id);
-  if (missing.length > 0) throw fieldError(field, missing, `no ${resourceOf(kind).entity} found with the given ids`);
+  if (missing.length > 0) throw fieldError(field, missing, `no ${declarationOf(kind).entity} found with the given ids`);
 }
 
 /** The ids a role list selects, from the role-attribute index (never a scan, except `#all`). */

@@ -2,6 +2,7 @@
 // and what an entity reaches through a policy kind. Lookups over links, never a policy scan.
 
 import type { Entity } from '../domain/commands.js';
+import type { Kind } from '../domain/registry.js';
 import { entityPoliciesKey, policyLinkRange, splitPolicyIds } from './keys.js';
 import type { Replica } from './replica.js';
 
@@ -9,12 +10,12 @@ export class AccessReader {
   constructor(private readonly replica: Replica) {}
 
   /** Ids of the policies of `policyKind` that select the entity. */
-  async policiesOf(kind: string, id: string, policyKind: string): Promise<string[]> {
+  async policiesOf(kind: Kind, id: string, policyKind: Kind): Promise<string[]> {
     return splitPolicyIds(await this.replica.kv.get(entityPoliciesKey(kind, id, policyKind)));
   }
 
   /** Ids of the entities of `targetKind` the policy selects (the caller's own array). */
-  async membersOf(policyKind: string, policyId: string, targetKind: string): Promise<string[]> {
+  async membersOf(policyKind: Kind, policyId: string, targetKind: Kind): Promise<string[]> {
     return (await this.replica.linkMembers(policyLinkRange(policyKind, policyId, targetKind))).slice();
   }
 
@@ -23,7 +24,7 @@ export class AccessReader {
    * select it (e.g. identity → services through Dial service policies). `accept` can narrow the
    * policies (by type).
    */
-  async reachable(kind: string, id: string, policyKind: string, targetKind: string, accept?: (policy: Entity) => boolean): Promise<Set<string>> {
+  async reachable(kind: Kind, id: string, policyKind: Kind, targetKind: Kind, accept?: (policy: Entity) => boolean): Promise<Set<string>> {
     const out = new Set<string>();
     for (const policyId of await this.policiesOf(kind, id, policyKind)) {
       if (accept) {

@@ -3,10 +3,10 @@
 
 import { ApiError, fieldError } from '../errors.js';
 import { recordFingerprint, type Command, type Entity, type Op } from '../domain/commands.js';
-import { RESOURCES, resourceOf } from '../domain/registry.js';
+import { RESOURCES, declarationOf } from '../domain/registry.js';
 import { fieldsOf, perDeclaration, roleFields, type ResourceDecl } from '../domain/resource.js';
 import { syncEntity, syncPolicy, unlinkEntity, unlinkPolicy } from './access-index.js';
-import { CASCADES, guardDelete } from '../domain/rules.js';
+import { guardDelete } from '../domain/rules.js';
 import { countKey, idFromIndexKey, indexKey, indexValueRange, recordKey, uniqueKey } from './keys.js';
 import { checkListReferences, stripListReferences } from './list-references.js';
 import { applyRepair, type RepairHelpers } from './integrity-repair.js';
@@ -43,11 +43,11 @@ async function applyOp(ctx: ApplyContext, op: Op): Promise<void> {
   const { tx } = ctx;
   switch (op.op) {
     case 'create':
-      return createEntity(ctx, resourceOf(op.kind), op.record);
+      return createEntity(ctx, declarationOf(op.kind), op.record);
     case 'update': {
       const old = await readEntity(tx, op.kind, op.record.id);
       if (!old) throw new ApiError('NOT_FOUND');
-      return writeEntity(ctx, resourceOf(op.kind), op.record, old);
+      return writeEntity(ctx, declarationOf(op.kind), op.record, old);
     }
     case 'set': {
       const old = await readEntity(tx, op.kind, op.id);
@@ -55,13 +55,13 @@ async function applyOp(ctx: ApplyContext, op: Op): Promise<void> {
         if (op.ifExists) return;
         throw new ApiError('NOT_FOUND');
       }
-      return writeEntity(ctx, resourceOf(op.kind), { ...old, ...op.fields, id: old.id }, old);
+      return writeEntity(ctx, declarationOf(op.kind), { ...old, ...op.fields, id: old.id }, old);
     }
     case 'delete':
-      return deleteEntity(ctx, resourceOf(op.kind), op.id, op.ifExists ?? false, op.system ?? false);
+      return deleteEntity(ctx, declarationOf(op.kind), op.id, op.ifExists ?? false, op.system ?? false);
     case 'deleteWhere':
       for (const key of await tx.keysIn(indexValueRange(op.kind, op.field, op.value))) {
-        await deleteEntity(ctx, resourceOf(op.kind), idFromIndexKey(key), true, op.system ?? false);
+        await deleteEntity(ctx, declarationOf(op.kind), idFromIndexKey(key), true, op.system ?? false);
       }
       return;
     case 'repair':
@@ -93,7 +93,7 @@ async function writeEntity(ctx: ApplyContext, decl: ResourceDecl, record: Entity
       // A list field with a ref holds ids: each must exist.
       for (const one of Array.isArray(value) ? value : [value]) {
         if (!(await tx.get(recordKey(spec.ref, String(one))))) {
-          throw fieldError(name, value, `no ${resourceOf(spec.ref).entity} found with the given id`);
+          throw fieldError(name, value, `no ${declarationOf(spec.ref).entity} found with the given id`);
         }
       }
     }
@@ -137,10 +137,9 @@ async function deleteEntity(ctx: ApplyContext, decl: ResourceDecl, id: string, i
     throw new ApiError('NOT_FOUND');
   }
   guardDelete(decl.kind, old, system);
-  const cascades = CASCADES[decl.kind] ?? [];
-  for (const { target, field } of cascades) {
+  for (const { target, field } of decl.cascades ?? []) {
     for (const key of await tx.keysIn(indexValueRange(target, field, id))) {
-      await deleteEntity(ctx, resourceOf(target), idFromIndexKey(key), true, system);
+      await deleteEntity(ctx, declarationOf(target), idFromIndexKey(key), true, system);
     }
   }
   await stripListReferences(tx, decl.kind, id, ctx.at, (d, r, o) => putRecord(tx, d, r, o));
@@ -165,7 +164,7 @@ async function refuseIfReferenced(tx: Transaction, kind: string, id: string): Pr
       throw new ApiError(spec.refConflictCode ?? 'CAN_NOT_DELETE_REFERENCED_ENTITY', {
         field: 'id',
         value: id,
-        reason: `entity type ${resourceOf(kind).entity} referenced by ${other.entity}: [${referrers.slice(0, 20).join(', ')}]`,
+        reason: `entity type ${declarationOf(kind).entity} referenced by ${other.entity}: [${referrers.slice(0, 20).join(', ')}]`,
       });
     }
   }

@@ -3,7 +3,7 @@
 // and every node (whatever it held) ends in the state its records justify. Deterministic.
 
 import type { Entity, Repair } from '../domain/commands.js';
-import { hasResource, resourceOf } from '../domain/registry.js';
+import { isKind, declarationOf, resourceOf } from '../domain/registry.js';
 import type { ResourceDecl } from '../domain/resource.js';
 import { ApiError } from '../errors.js';
 import { syncPolicy } from './access-index.js';
@@ -40,7 +40,7 @@ export async function applyRepair(ctx: ApplyContext, repair: Repair, helpers: Re
       return;
     }
     case 'recount': {
-      if (!hasResource(repair.kind)) return;
+      if (!isKind(repair.kind)) return;
       const actual = (await tx.keysIn(recordRange(repair.kind))).length;
       const counted = ctx.count ? await ctx.count(repair.kind) : Number((await tx.get(countKey(repair.kind))) ?? 0);
       // Bumped even by 0: the replica then rewrites the stored count from its own.
@@ -69,7 +69,7 @@ function isPolicyListKey(key: string): boolean {
 /** Drops the references to missing entities. For a role list, every role list of the policy is
  * cleaned at once, since re-linking the policy needs all of its `@id` entries to exist. */
 async function dropRef(ctx: ApplyContext, repair: Extract<Repair, { action: 'dropRef' }>, helpers: RepairHelpers): Promise<void> {
-  if (!hasResource(repair.kind)) return;
+  if (!isKind(repair.kind)) return;
   const decl = resourceOf(repair.kind);
   const all = refRules(decl);
   const rule = all.find((r) => r.field === repair.field);
@@ -83,7 +83,7 @@ async function dropRef(ctx: ApplyContext, repair: Extract<Repair, { action: 'dro
     const fix = withoutMissing(one, record, missing);
     if (fix === 'delete') return helpers.deleteEntity(ctx, decl, record.id, true, true);
     if (!fix) {
-      throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `${decl.entity} ${record.id}: ${one.field} is required and names a missing ${resourceOf(one.target).entity}` });
+      throw new ApiError('UNHANDLED', { code: 'UNHANDLED', message: `${decl.entity} ${record.id}: ${one.field} is required and names a missing ${declarationOf(one.target).entity}` });
     }
     updated = { ...updated, [one.field]: fix.value };
   }

@@ -4,9 +4,9 @@
 
 import type { Entity } from '../domain/commands.js';
 import { matchesRoles, splitRoles, type Semantic } from '../domain/policy.js';
-import { hasResource, resourceOf } from '../domain/registry.js';
+import { RESOURCES, isKind, resourceOf } from '../domain/registry.js';
 import { fieldsOf, roleFields, type ResourceDecl } from '../domain/resource.js';
-import { CASCADES, LIST_REFERENCES } from '../domain/rules.js';
+import { LIST_REFERENCES } from '../domain/rules.js';
 import { idFromRecordKey, joinPolicyIds, recordKey, recordRange, splitPolicyIds } from './keys.js';
 
 /** Reads one key of the store (or of a transaction, or of a snapshot). */
@@ -52,7 +52,7 @@ export async function readRecord(read: Read, kind: string, id: string): Promise<
 
 /** The record `kind/id` exists and derives `key` (with `unique` as its value for unique keys). */
 async function derivedFrom(read: Read, kind: string, id: string, key: string, unique: string | undefined, entriesOf: EntriesOf): Promise<boolean> {
-  if (!hasResource(kind)) return false;
+  if (!isKind(kind)) return false;
   const record = await readRecord(read, kind, id);
   if (!record) return false;
   return entriesOf(resourceOf(kind), record).some((entry) => entry.key === key && entry.unique === unique);
@@ -60,7 +60,7 @@ async function derivedFrom(read: Read, kind: string, id: string, key: string, un
 
 /** A policy → entity link (either direction) exists iff both exist and a role list selects it. */
 async function linkJustified(read: Read, policyKind: string, policyId: string, targetKind: string, entityId: string): Promise<boolean> {
-  if (!hasResource(policyKind) || !hasResource(targetKind)) return false;
+  if (!isKind(policyKind) || !isKind(targetKind)) return false;
   const fields = roleFields(resourceOf(policyKind)).filter(([, target]) => target === targetKind);
   if (fields.length === 0) return false;
   const policy = await readRecord(read, policyKind, policyId);
@@ -84,7 +84,7 @@ export type ListKeys = (range: { gt: string; lt: string }) => Promise<string[]>;
 /** The value the records call for at the policy-list key of an entity and policy kind: every
  * policy of that kind whose role lists select the entity ('' when none: no key). */
 export async function justifiedPolicyList(read: Read, listKeys: ListKeys, targetKind: string, entityId: string, policyKind: string): Promise<string> {
-  if (!hasResource(policyKind) || !hasResource(targetKind)) return '';
+  if (!isKind(policyKind) || !isKind(targetKind)) return '';
   const fields = roleFields(resourceOf(policyKind)).filter(([, target]) => target === targetKind);
   const entity = fields.length > 0 ? await readRecord(read, targetKind, entityId) : undefined;
   if (!entity) return '';
@@ -115,21 +115,21 @@ export interface RefRule {
 /** Every reference field of a kind: declared refs, cascade parents, id lists and role lists. */
 export function refRules(decl: ResourceDecl): RefRule[] {
   const rules = new Map<string, RefRule>();
-  for (const [parent, cascades] of Object.entries(CASCADES)) {
-    for (const cascade of cascades) {
-      if (cascade.target === decl.kind && hasResource(parent) && !cascade.loose) rules.set(cascade.field, { field: cascade.field, target: parent, mode: 'cascade' });
+  for (const parent of RESOURCES) {
+    for (const cascade of parent.cascades ?? []) {
+      if (cascade.target === decl.kind && !cascade.loose) rules.set(cascade.field, { field: cascade.field, target: parent.kind, mode: 'cascade' });
     }
   }
   for (const [field, spec] of Object.entries(fieldsOf(decl))) {
-    if (!spec.ref || rules.has(field) || !hasResource(spec.ref)) continue;
+    if (!spec.ref || rules.has(field) || !isKind(spec.ref)) continue;
     const mode: RefMode = spec.type === 'stringList' ? 'list' : spec.nullable ? 'nullable' : 'required';
     rules.set(field, { field, target: spec.ref, mode });
   }
   for (const ref of LIST_REFERENCES) {
-    if (ref.from === decl.kind && !rules.has(ref.field) && hasResource(ref.kind)) rules.set(ref.field, { field: ref.field, target: ref.kind, mode: 'list' });
+    if (ref.from === decl.kind && !rules.has(ref.field) && isKind(ref.kind)) rules.set(ref.field, { field: ref.field, target: ref.kind, mode: 'list' });
   }
   for (const [field, target] of roleFields(decl)) {
-    if (hasResource(target)) rules.set(field, { field, target, mode: 'roles' });
+    if (isKind(target)) rules.set(field, { field, target, mode: 'roles' });
   }
   return [...rules.values()];
 }

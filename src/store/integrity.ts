@@ -3,7 +3,7 @@
 // says for each problem how to repair it. Reads one view of the store; never writes.
 
 import type { Entity, Repair } from '../domain/commands.js';
-import { RESOURCES, hasResource, resourceOf } from '../domain/registry.js';
+import { RESOURCES, isKind, declarationOf, resourceOf } from '../domain/registry.js';
 import { fieldsOf, type ResourceDecl } from '../domain/resource.js';
 import { checkAccessIndex } from './access-check.js';
 import { indexedEntries } from './apply.js';
@@ -146,7 +146,7 @@ async function checkReferences(kv: KvStore, decl: ResourceDecl, records: Entity[
   for (const { record, rule, ids } of missing.values()) {
     const fixable = withoutMissing(rule, record, ids) !== undefined;
     await opts.onProblem({
-      description: `${decl.entity} ${record.id}: ${rule.field} references missing ${resourceOf(rule.target).entity} ${[...ids].join(', ')}`,
+      description: `${decl.entity} ${record.id}: ${rule.field} references missing ${declarationOf(rule.target).entity} ${[...ids].join(', ')}`,
       repair: fixable ? { action: 'dropRef', kind: decl.kind, id: record.id, field: rule.field } : undefined,
     });
   }
@@ -206,8 +206,8 @@ class DerivedKeys {
   add(recordKey: string, raw: string | undefined): ReadonlySet<string> {
     const keys = new Set<string>();
     const kind = recordKey.split(SEP)[1] ?? '';
-    const record = raw === undefined || !hasResource(kind) ? undefined : parseRecord(raw);
-    if (record) for (const entry of indexedEntries(resourceOf(kind), record)) keys.add(entry.key);
+    const record = raw === undefined || !isKind(kind) ? undefined : parseRecord(raw);
+    if (record) for (const entry of indexedEntries(declarationOf(kind), record)) keys.add(entry.key);
     this.sets.set(recordKey, keys);
     this.kept += keys.size + 1;
     for (const [oldest, set] of this.sets) {
@@ -245,7 +245,7 @@ export function describeKey(key: string): string {
   const what = parts[0] === 'u' ? 'unique entry' : 'index entry';
   const [, kind, field, encoded] = parts;
   if (kind === undefined || field === undefined || encoded === undefined) return `${what} ${JSON.stringify(parts.join('/'))}`;
-  const secret = hasResource(kind) && fieldsOf(resourceOf(kind))[field]?.secret === true;
+  const secret = isKind(kind) && fieldsOf(resourceOf(kind))[field]?.secret === true;
   return `${what} ${kind}.${field} = ${secret ? '<secret>' : showEncoded(encoded)}`;
 }
 

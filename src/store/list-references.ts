@@ -1,9 +1,10 @@
-// Id-list references inside apply (LIST_REFERENCES in domain/rules.ts): a written list must name
-// existing entities (at most one per `onePer` group), and a deleted entity's id is stripped from
-// every list holding it. Reads only the transaction, so every replica decides the same.
+// Id-list references inside apply (the declarations' `listRefs`, collected as LIST_REFERENCES in
+// domain/rules.ts): a written list must name existing entities (at most one per `onePer` group),
+// and a deleted entity's id is stripped from every list holding it. Reads only the transaction,
+// so every replica decides the same.
 
 import type { Entity } from '../domain/commands.js';
-import { resourceOf } from '../domain/registry.js';
+import { declarationOf } from '../domain/registry.js';
 import { fieldsOf, type ResourceDecl } from '../domain/resource.js';
 import { LIST_REFERENCES, type ListReference } from '../domain/rules.js';
 import { fieldError } from '../errors.js';
@@ -27,7 +28,7 @@ export async function checkListReferences(tx: Transaction, decl: ResourceDecl, r
     const seen = new Map<unknown, Entity>();
     for (const id of ids) {
       const entity = await read(tx, ref.kind, String(id));
-      if (!entity) throw fieldError(ref.field, ids, `no ${resourceOf(ref.kind).entity} found with the given ids`);
+      if (!entity) throw fieldError(ref.field, ids, `no ${declarationOf(ref.kind).entity} found with the given ids`);
       if (!ref.onePer) continue;
       const group = entity[ref.onePer];
       const earlier = seen.get(group);
@@ -39,14 +40,14 @@ export async function checkListReferences(tx: Transaction, decl: ResourceDecl, r
 
 /** Upstream's wording: "duplicate configs named a and b found for config type t. Only one ...". */
 async function duplicateReason(tx: Transaction, ref: ListReference, a: Entity, b: Entity): Promise<string> {
-  const entity = resourceOf(ref.kind).entity;
-  const groupKind = fieldsOf(resourceOf(ref.kind))[ref.onePer!]?.ref;
+  const entity = declarationOf(ref.kind).entity;
+  const groupKind = fieldsOf(declarationOf(ref.kind))[ref.onePer!]?.ref;
   const group = groupKind ? await read(tx, groupKind, String(a[ref.onePer!])) : undefined;
-  const groupEntity = (groupKind ? resourceOf(groupKind).entity : ref.onePer!).replace(/-/g, ' ');
+  const groupEntity = (groupKind ? declarationOf(groupKind).entity : ref.onePer!).replace(/-/g, ' ');
   const groupName = String(group?.name ?? a[ref.onePer!]);
   return (
     `duplicate ${entity}s named ${String(a.name)} and ${String(b.name)} found for ${groupEntity} ${groupName}. ` +
-    `Only one ${entity} of a given ${groupEntity} is allowed per ${resourceOf(ref.from).entity}`
+    `Only one ${entity} of a given ${groupEntity} is allowed per ${declarationOf(ref.from).entity}`
   );
 }
 
@@ -54,7 +55,7 @@ async function duplicateReason(tx: Transaction, ref: ListReference, a: Entity, b
 export async function stripListReferences(tx: Transaction, kind: string, id: string, at: string, put: PutRecord): Promise<void> {
   for (const ref of LIST_REFERENCES) {
     if (ref.kind !== kind) continue;
-    const from = resourceOf(ref.from);
+    const from = declarationOf(ref.from);
     for (const key of await tx.keysIn(indexValueRange(ref.from, ref.field, id))) {
       const record = await read(tx, ref.from, idFromIndexKey(key));
       if (!record) continue;

@@ -4,7 +4,7 @@
 
 import { sortableScalar } from '../domain/query-symbols.js';
 import { extractIndexHint, type Expr, type IndexHint, type Query } from '../domain/query/index.js';
-import { resourceOf } from '../domain/registry.js';
+import { declarationOf } from '../domain/registry.js';
 import { fieldsOf, indexedFields } from '../domain/resource.js';
 import { encodeValue, indexPrefix } from './keys.js';
 import type { KvRange } from './kv.js';
@@ -16,7 +16,7 @@ export type Scope = { field: string; value: string } | { ids: Iterable<string> }
 /** What list() and stream() both start from: the kind's indexed fields, the sort (id by
  * default), the scope's ids, and the index hint the filter (or the scope) gives. */
 export function plan(kind: string, query: Query, scope?: Scope) {
-  const decl = resourceOf(kind);
+  const decl = declarationOf(kind);
   const fields = fieldsOf(decl);
   const indexed = new Set(indexedFields(decl));
   const sort = query.sort.length > 0 ? query.sort : [{ field: 'id', direction: 'asc' as const }];

@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import { ApiError, toApiError } from '../errors.js';
 import type { ApplyResult, Command, Entity } from '../domain/commands.js';
-import { RESOURCES } from '../domain/registry.js';
+import { RESOURCES, type Kind } from '../domain/registry.js';
 import type { LogEntry } from '../domain/log-entry.js';
 import { applyCommand } from './apply.js';
 import {
@@ -209,7 +209,7 @@ export class Replica {
   }
 
   /** The record, decoded and deep-frozen (shared with other readers: copy it to change it). */
-  async get(kind: string, id: string): Promise<Entity | undefined> {
+  async get(kind: Kind, id: string): Promise<Entity | undefined> {
     const key = recordKey(kind, id);
     const cached = this.records.get(key);
     if (cached) return cached.record;
@@ -267,7 +267,7 @@ export class Replica {
   }
 
   /** The entity holding a unique field value. */
-  async findUnique(kind: string, field: string, value: unknown): Promise<Entity | undefined> {
+  async findUnique(kind: Kind, field: string, value: unknown): Promise<Entity | undefined> {
     const id = await this.kv.get(uniqueKey(kind, field, value));
     return id === undefined ? undefined : this.get(kind, id);
   }

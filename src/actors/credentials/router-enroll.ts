@@ -4,7 +4,7 @@
 // enrolled router renews both with `/enroll/extend/router`, proving itself by that certificate.
 
 import { recordFingerprint } from '../../domain/commands.js';
-import { resourceOf } from '../../domain/registry.js';
+import { resourceOf, type Kind } from '../../domain/registry.js';
 import { ApiError } from '../../errors.js';
 import type { ActorMessage } from '../actor-host.js';
 import { nodeCaOf } from './cert-login.js';
@@ -22,7 +22,7 @@ export interface RouterCerts {
 const METHOD_OF: Record<string, string> = { 'edge-routers': 'erott', routers: 'trott' };
 
 /** Redeems the router's enrollment token for its certificates. */
-export async function enrollRouter(deps: CredentialDeps, kind: string, id: string, msg: ActorMessage): Promise<RouterCerts> {
+export async function enrollRouter(deps: CredentialDeps, kind: Kind, id: string, msg: ActorMessage): Promise<RouterCerts> {
   const router = await deps.replica.get(kind, id);
   if (!router || !router.enrollmentToken || router.enrollmentToken !== msg.token) throw new ApiError('INVALID_ENROLLMENT_TOKEN');
   if (typeof msg.method === 'string' && msg.method !== METHOD_OF[kind]) throw new ApiError('INVALID_ENROLL_METHOD');
@@ -38,7 +38,7 @@ export async function enrollRouter(deps: CredentialDeps, kind: string, id: strin
 }
 
 /** New certificates for an enrolled router that presents its current client certificate. */
-export async function extendRouterEnrollment(deps: CredentialDeps, kind: string, id: string, msg: ActorMessage): Promise<RouterCerts> {
+export async function extendRouterEnrollment(deps: CredentialDeps, kind: Kind, id: string, msg: ActorMessage): Promise<RouterCerts> {
   const router = await deps.replica.get(kind, id);
   const chain = peerChainOf(msg.peerCerts);
   if (!router || !chain || router.isVerified !== true || router.fingerprint !== chain.fingerprint) throw new ApiError('UNAUTHORIZED');

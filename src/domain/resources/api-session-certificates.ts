@@ -7,7 +7,7 @@ import type { ResourceDecl } from '../resource.js';
 /** Validity of an API session certificate (upstream: 12 hours). */
 export const SESSION_CERT_HOURS = 12;
 
-export const apiSessionCertificates: ResourceDecl = {
+export const apiSessionCertificates: ResourceDecl<'api-session-certificates'> = {
   kind: 'api-session-certificates',
   entity: 'api-session-certificate',
   actor: 'catalog',

@@ -2,12 +2,18 @@
 
 import type { ResourceDecl } from '../resource.js';
 
-export const apiSessions: ResourceDecl = {
+export const apiSessions: ResourceDecl<'api-sessions'> = {
   kind: 'api-sessions',
   entity: 'api-session',
   actor: 'catalog',
   description: 'API sessions created by authentication',
   ops: { list: 'admin', get: 'admin', delete: 'admin' },
+  forbiddenToNonAdmins: ['delete'],
+  cascades: [
+    { target: 'sessions', field: 'apiSessionId' },
+    { target: 'api-session-certificates', field: 'apiSessionId' },
+  ],
+  columns: ['id', 'identityId', 'ipAddress', 'lastActivityAt'],
   fields: {
     identityId: { type: 'string', write: 'server', filterable: true, sortable: true, indexed: true, ref: 'identities' },
     tokenHash: { type: 'string', write: 'server', unique: true, secret: true },

@@ -2,6 +2,8 @@
 // The `default` policy is seeded at bootstrap; every identity without one refers to it.
 // Nested required properties and minimums are checked by auth-policy-rules (patch merges).
 
+import { ApiError } from '../../errors.js';
+import type { Entity } from '../entity.js';
 import type { FieldSpec, ResourceDecl } from '../resource.js';
 
 const bool: FieldSpec = { type: 'boolean', nullable: true };
@@ -36,12 +38,14 @@ export const SECONDARY_PROPERTIES: Record<string, FieldSpec> = {
   requireExtJwtSigner: { type: 'string', nullable: true },
 };
 
-export const authPolicies: ResourceDecl = {
+export const authPolicies: ResourceDecl<'auth-policies'> = {
   kind: 'auth-policies',
   entity: 'auth-policy',
   actor: 'catalog',
   description: 'Authentication policies',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
+  guardDelete: refuseDefaultPolicyDelete,
+  columns: ['id', 'name'],
   fields: {
     name: { type: 'string', required: true, unique: true, filterable: true, sortable: true, minLength: 1, maxLength: 1024 },
     primary: { type: 'object', required: true, properties: PRIMARY_PROPERTIES },
@@ -70,3 +74,10 @@ export const DEFAULT_AUTH_POLICY = {
   },
   secondary: { requireTotp: false, requireExtJwtSigner: null },
 };
+
+/** Every identity without a policy of its own uses `default`: it is always referenced. */
+function refuseDefaultPolicyDelete(record: Entity): void {
+  if (record.id === DEFAULT_AUTH_POLICY.id) {
+    throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'id', value: record.id, reason: 'the default auth policy cannot be deleted' });
+  }
+}

@@ -3,12 +3,14 @@
 
 import type { ResourceDecl } from '../resource.js';
 
-export const authenticators: ResourceDecl = {
+export const authenticators: ResourceDecl<'authenticators'> = {
   kind: 'authenticators',
   entity: 'authenticator',
   actor: 'catalog',
   description: 'Authenticators of identities (updb and certificate)',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
+  cascades: [{ target: 'api-sessions', field: 'authenticatorId', loose: true }],
+  columns: ['id', 'method', 'identityId', 'username'],
   fields: {
     method: { type: 'enum', values: ['updb', 'cert'], required: true, createOnly: true, filterable: true, sortable: true, indexed: true },
     identityId: { type: 'string', required: true, createOnly: true, filterable: true, sortable: true, indexed: true, ref: 'identities' },

@@ -11,12 +11,14 @@ export const EXTERNAL_ID_LOCATIONS = ['COMMON_NAME', 'SAN_URI', 'SAN_EMAIL'] as 
 export const EXTERNAL_ID_MATCHERS = ['ALL', 'PREFIX', 'SUFFIX', 'SCHEME'] as const;
 export const EXTERNAL_ID_PARSERS = ['NONE', 'SPLIT'] as const;
 
-export const cas: ResourceDecl = {
+export const cas: ResourceDecl<'cas'> = {
   kind: 'cas',
   entity: 'ca',
   actor: 'catalog',
   description: 'Third-party certificate authorities',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
+  cascades: [{ target: 'enrollments', field: 'caId' }],
+  columns: ['id', 'name', 'isVerified', 'isAutoCaEnrollmentEnabled'],
   fields: {
     name: { type: 'string', required: true, unique: true, filterable: true, sortable: true, minLength: 1, maxLength: 1024 },
     certPem: { type: 'string', required: true, createOnly: true, maxLength: 65536 },

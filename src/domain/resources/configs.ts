@@ -3,12 +3,14 @@
 
 import type { ResourceDecl } from '../resource.js';
 
-export const configs: ResourceDecl = {
+export const configs: ResourceDecl<'configs'> = {
   kind: 'configs',
   entity: 'config',
   actor: 'catalog',
   description: 'Configs: typed data attached to services',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
+  cascades: [{ target: 'identity-service-configs', field: 'configId' }],
+  columns: ['id', 'name', 'configTypeId'],
   fields: {
     name: { type: 'string', required: true, unique: true, filterable: true, sortable: true, minLength: 1, maxLength: 1024 },
     configTypeId: {

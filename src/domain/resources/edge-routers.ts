@@ -3,13 +3,21 @@
 
 import type { ResourceDecl } from '../resource.js';
 
-export const edgeRouters: ResourceDecl = {
+export const edgeRouters: ResourceDecl<'edge-routers'> = {
   kind: 'edge-routers',
   entity: 'edge-router',
   actor: 'catalog',
   selectable: true,
   description: 'Edge routers',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
+  cascades: [{ target: 'terminators', field: 'router' }],
+  relations: [
+    { child: 'edge-router-policies', via: { policies: true } },
+    { child: 'service-edge-router-policies', via: { policies: true } },
+    { child: 'identities', via: { through: 'edge-router-policies' } },
+    { child: 'services', via: { through: 'service-edge-router-policies' } },
+  ],
+  columns: ['id', 'name', 'isOnline', 'isVerified', 'roleAttributes'],
   fields: {
     name: { type: 'string', required: true, unique: true, filterable: true, sortable: true, minLength: 1, maxLength: 1024 },
     roleAttributes: { type: 'stringList', default: [], filterable: true, indexed: true, maxLength: 1024 },

@@ -8,7 +8,7 @@ import type { ResourceDecl } from '../resource.js';
 export const ENROLLMENT_METHODS = ['ott', 'ottca', 'updb'] as const;
 export type EnrollmentMethod = (typeof ENROLLMENT_METHODS)[number];
 
-export const enrollments: ResourceDecl = {
+export const enrollments: ResourceDecl<'enrollments'> = {
   kind: 'enrollments',
   entity: 'enrollment',
   actor: 'catalog',

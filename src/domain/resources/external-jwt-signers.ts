@@ -6,12 +6,13 @@ import type { ResourceDecl } from '../resource.js';
 /** The claim naming the identity when a signer sets none (a JSON pointer without its `/`). */
 export const DEFAULT_CLAIMS_PROPERTY = 'sub';
 
-export const externalJwtSigners: ResourceDecl = {
+export const externalJwtSigners: ResourceDecl<'external-jwt-signers'> = {
   kind: 'external-jwt-signers',
   entity: 'external-jwt-signer',
   actor: 'catalog',
   description: 'External JWT signers trusted for ext-jwt authentication',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
+  columns: ['id', 'name', 'issuer', 'enabled'],
   fields: {
     name: { type: 'string', required: true, unique: true, filterable: true, sortable: true, minLength: 1, maxLength: 1024 },
     certPem: { type: 'string', nullable: true, default: null, maxLength: 65536, description: 'exclusive with jwksEndpoint' },

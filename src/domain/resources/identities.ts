@@ -1,18 +1,38 @@
-// The identity resource: who may connect. Identity-specific rules (type mapping, the default
-// admin, disable/enable) live in the identity actor; this is the declared shape.
+// The identity resource: who may connect. Its write and delete rules are in identity-behaviour;
+// disable/enable and the login bookkeeping live in the identity actor.
 
 import type { ResourceDecl } from '../resource.js';
+import { guardIdentityDelete, prepareIdentity } from './identity-behaviour.js';
 
 export const IDENTITY_TYPE_NAMES = ['User', 'Device', 'Service', 'Router', 'Default'] as const;
 export const TERMINATOR_PRECEDENCES = ['default', 'required', 'failed'] as const;
 
-export const identities: ResourceDecl = {
+export const identities: ResourceDecl<'identities'> = {
   kind: 'identities',
   entity: 'identity',
   actor: 'entity',
   selectable: true,
   description: 'Identities: the users, devices and services that authenticate to the network',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
+  prepare: prepareIdentity,
+  guardDelete: guardIdentityDelete,
+  cascades: [
+    { target: 'api-sessions', field: 'identityId' },
+    { target: 'authenticators', field: 'identityId' },
+    { target: 'identity-service-configs', field: 'identityId' },
+    { target: 'enrollments', field: 'identityId' },
+    { target: 'mfas', field: 'identityId' },
+  ],
+  relations: [
+    { child: 'authenticators', via: { index: 'identityId' } },
+    { child: 'api-sessions', via: { index: 'identityId' } },
+    { child: 'enrollments', via: { index: 'identityId' } },
+    { child: 'service-policies', via: { policies: true } },
+    { child: 'edge-router-policies', via: { policies: true } },
+    { child: 'services', via: { through: 'service-policies' } },
+    { child: 'edge-routers', via: { through: 'edge-router-policies' } },
+  ],
+  columns: ['id', 'name', 'type', 'isAdmin', 'roleAttributes'],
   fields: {
     name: { type: 'string', required: true, unique: true, filterable: true, sortable: true, minLength: 1, maxLength: 1024 },
     type: { type: 'enum', values: IDENTITY_TYPE_NAMES, required: true, description: 'accepted and mapped to typeId' },

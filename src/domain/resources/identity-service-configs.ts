@@ -3,7 +3,7 @@
 
 import type { ResourceDecl } from '../resource.js';
 
-export const identityServiceConfigs: ResourceDecl = {
+export const identityServiceConfigs: ResourceDecl<'identity-service-configs'> = {
   kind: 'identity-service-configs',
   entity: 'identity-service-config',
   actor: 'catalog',

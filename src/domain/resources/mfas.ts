@@ -8,7 +8,7 @@ import type { ResourceDecl } from '../resource.js';
  * single-use codes, kept in clear because `GET /current-identity/mfa/recovery-codes` must show
  * them again (hashing them would protect nothing the stored secret does not already give).
  */
-export const mfas: ResourceDecl = {
+export const mfas: ResourceDecl<'mfas'> = {
   kind: 'mfas',
   entity: 'mfa',
   actor: 'catalog',

@@ -3,6 +3,7 @@
 // Dial or Bind, with posture checks). Role lists select with #attr, @id and #all.
 
 import type { FieldSpec, ResourceDecl } from '../resource.js';
+import { preparePolicy } from './policy-behaviour.js';
 
 const SEMANTICS = ['AllOf', 'AnyOf'] as const;
 const OPS = { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' } as const;
@@ -11,12 +12,18 @@ const name: FieldSpec = { type: 'string', required: true, unique: true, filterab
 const semantic: FieldSpec = { type: 'enum', values: SEMANTICS, requiredOn: ['create'], default: 'AllOf', filterable: true, sortable: true };
 const roles = (target: string): FieldSpec => ({ type: 'stringList', default: [], filterable: true, indexed: true, roles: target });
 
-export const edgeRouterPolicies: ResourceDecl = {
+export const edgeRouterPolicies: ResourceDecl<'edge-router-policies'> = {
   kind: 'edge-router-policies',
   entity: 'edge-router-policy',
   actor: 'catalog',
   description: 'Edge router policies: which identities may use which edge routers',
   ops: OPS,
+  prepare: preparePolicy,
+  relations: [
+    { child: 'identities', via: { members: true } },
+    { child: 'edge-routers', via: { members: true } },
+  ],
+  columns: ['id', 'name', 'semantic', 'identityRoles', 'edgeRouterRoles'],
   fields: {
     name,
     semantic,
@@ -26,21 +33,34 @@ export const edgeRouterPolicies: ResourceDecl = {
   },
 };
 
-export const serviceEdgeRouterPolicies: ResourceDecl = {
+export const serviceEdgeRouterPolicies: ResourceDecl<'service-edge-router-policies'> = {
   kind: 'service-edge-router-policies',
   entity: 'service-edge-router-policy',
   actor: 'catalog',
   description: 'Service edge router policies: which services may be reached over which edge routers',
   ops: OPS,
+  prepare: preparePolicy,
+  relations: [
+    { child: 'services', via: { members: true } },
+    { child: 'edge-routers', via: { members: true } },
+  ],
+  columns: ['id', 'name', 'semantic', 'serviceRoles', 'edgeRouterRoles'],
   fields: { name, semantic, serviceRoles: roles('services'), edgeRouterRoles: roles('edge-routers') },
 };
 
-export const servicePolicies: ResourceDecl = {
+export const servicePolicies: ResourceDecl<'service-policies'> = {
   kind: 'service-policies',
   entity: 'service-policy',
   actor: 'catalog',
   description: 'Service policies: which identities may dial or bind which services, under which posture checks',
   ops: OPS,
+  prepare: preparePolicy,
+  relations: [
+    { child: 'identities', via: { members: true } },
+    { child: 'services', via: { members: true } },
+    { child: 'posture-checks', via: { members: true } },
+  ],
+  columns: ['id', 'name', 'type', 'semantic', 'identityRoles', 'serviceRoles'],
   fields: {
     name,
     semantic,

@@ -17,13 +17,15 @@ const typed = (typeId: string, spec: Omit<FieldSpec, 'write'>): FieldSpec => ({
   description: `${typeId} checks only. ${spec.description ?? ''}`.trim(),
 });
 
-export const postureChecks: ResourceDecl = {
+export const postureChecks: ResourceDecl<'posture-checks'> = {
   kind: 'posture-checks',
   entity: 'posture-check',
   actor: 'catalog',
   selectable: true,
   description: 'Posture checks',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
+  forbiddenToNonAdmins: ['delete'],
+  columns: ['id', 'name', 'typeId', 'roleAttributes'],
   fields: {
     name: { type: 'string', required: true, unique: true, filterable: true, sortable: true, minLength: 1, maxLength: 1024 },
     typeId: { type: 'enum', values: POSTURE_CHECK_TYPES, required: true, createOnly: true, filterable: true, sortable: true, indexed: true },

@@ -6,7 +6,7 @@ import type { ResourceDecl } from '../resource.js';
 /** How long a revocation is kept: past it, every token it could stop has expired. */
 export const REVOCATION_HOURS = 24;
 
-export const revocations: ResourceDecl = {
+export const revocations: ResourceDecl<'revocations'> = {
   kind: 'revocations',
   entity: 'revocation',
   actor: 'catalog',

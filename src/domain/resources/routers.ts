@@ -2,12 +2,14 @@
 
 import type { ResourceDecl } from '../resource.js';
 
-export const routers: ResourceDecl = {
+export const routers: ResourceDecl<'routers'> = {
   kind: 'routers',
   entity: 'router',
   actor: 'catalog',
   description: 'Routers (transit routers)',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
+  cascades: [{ target: 'terminators', field: 'router' }],
+  columns: ['id', 'name', 'isOnline', 'isVerified'],
   fields: {
     name: { type: 'string', required: true, unique: true, filterable: true, sortable: true, minLength: 1, maxLength: 1024 },
     cost: { type: 'integer', min: 0, max: 65535, default: 0, filterable: true, sortable: true },

@@ -6,7 +6,7 @@ import type { ResourceDecl } from '../resource.js';
 
 export const SESSION_TYPES = ['Dial', 'Bind'] as const;
 
-export const sessions: ResourceDecl = {
+export const sessions: ResourceDecl<'sessions'> = {
   kind: 'sessions',
   entity: 'session',
   actor: 'catalog',

@@ -1,10 +1,10 @@
 // Terminators: where a service's traffic leaves the network (router, binding, address). Routers
 // report them upstream; on Weft, without a data plane, admins create them by hand. Deleting the
-// service or the router deletes its terminators (see CASCADES).
+// service or the router deletes its terminators (their declarations' `cascades`).
 
 import type { ResourceDecl } from '../resource.js';
 
-export const terminators: ResourceDecl = {
+export const terminators: ResourceDecl<'terminators'> = {
   kind: 'terminators',
   entity: 'terminator',
   actor: 'catalog',

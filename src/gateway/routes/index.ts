@@ -10,7 +10,6 @@ import { addControllerSettingsRoutes } from './controller-settings-routes.js';
 import { addCurrentAuthenticatorRoutes } from './current-authenticator-routes.js';
 import { addEnrollRoutes } from './enroll-routes.js';
 import { addEnrollmentRoutes } from './enrollment-routes.js';
-import { addForbiddenDeletes } from './forbidden-deletes.js';
 import { addIdentityRoutes } from './identity-routes.js';
 import { addInfoRoutes, type BaseUrl } from './info-routes.js';
 import { addNetworkRoutes } from './network-routes.js';
@@ -46,7 +45,6 @@ export function addManagementRoutes(router: Router, node: NodeClient, baseUrl: B
   addEnrollmentRoutes(router, node);
   addCurrentAuthenticatorRoutes(router, node);
   addControllerSettingsRoutes(router, node);
-  addForbiddenDeletes(router);
   addRevocationRoutes(router, node);
   addNetworkRoutes(router, node, { jwks: false });
   for (const decl of RESOURCES) addResourceRoutes(router, node, decl);

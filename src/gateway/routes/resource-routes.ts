@@ -4,11 +4,12 @@
 import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { newId } from '../../domain/ids.js';
-import type { ResourceDecl } from '../../domain/resource.js';
+import type { Access, Operation, ResourceDecl } from '../../domain/resource.js';
+import { ApiError } from '../../errors.js';
 import { sendCreated, sendDataJson, sendEmpty } from '../envelope.js';
 import { sendList } from '../list-answer.js';
 import { jsonBody } from '../middleware/body.js';
-import { requireAccess } from '../middleware/session.js';
+import { requireAccess, requireCaller } from '../middleware/session.js';
 import type { ListParams, Viewer } from '../../protocol/v1/query-messages.js';
 import type { NodeClient } from '../node-client.js';
 
@@ -47,30 +48,35 @@ export function viewer(ctx: Context): Viewer {
 export function addResourceRoutes(router: Router, node: NodeClient, decl: ResourceDecl, path: string = decl.kind): void {
   const base = `/${path}`;
   const { ops, kind } = decl;
+  /** The declared access of an operation, with the declaration's 403 for non-admin sessions. */
+  const requireOp = (ctx: Context, op: Operation, access: Access) => {
+    if (decl.forbiddenToNonAdmins?.includes(op) && !requireCaller(ctx).isAdmin) throw new ApiError('FORBIDDEN');
+    requireAccess(ctx, access);
+  };
   if (ops.list) {
     const access = ops.list;
     router.get(base, async (ctx) => {
-      requireAccess(ctx, access);
+      requireOp(ctx, 'list', access);
       await sendList(ctx, node, { op: 'list', kind, params: listParams(ctx), viewer: viewer(ctx) });
     });
   }
   if (ops.get) {
     const access = ops.get;
     router.get(`${base}/:id`, async (ctx) => {
-      requireAccess(ctx, access);
+      requireOp(ctx, 'get', access);
       sendDataJson(ctx, await node.queryJson({ op: 'get', kind, id: ctx.params.id, viewer: viewer(ctx) }));
     });
   }
   if (ops.create) {
     const access = ops.create;
     router.post(base, async (ctx) => {
-      requireAccess(ctx, access);
+      requireOp(ctx, 'create', access);
       const created = await node.command<{ id: string }>(decl, 'create', newId(), { body: jsonBody(ctx) });
       sendCreated(ctx, kind, created.id);
     });
   }
   const update = (op: 'replace' | 'patch' | 'delete') => async (ctx: Context & { params: Record<string, string> }) => {
-    requireAccess(ctx, ops[op] ?? 'admin');
+    requireOp(ctx, op, ops[op] ?? 'admin');
     await node.command(decl, op, ctx.params.id, op === 'delete' ? {} : { body: jsonBody(ctx) });
     sendEmpty(ctx);
   };

@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RESOURCES, resourceOf } from '../../../src/domain/registry.js';
+import { RESOURCES, declarationOf } from '../../../src/domain/registry.js';
 import { fieldsOf, filterableFields, type FieldSpec, type ResourceDecl } from '../../../src/domain/resource.js';
 import type { TestNode } from '../../support/test-node.js';
 
@@ -93,7 +93,7 @@ export function conformanceSuite(node: () => TestNode): void {
     const body: Record<string, unknown> = { ...BODIES[decl.kind] };
     for (const [name, spec] of Object.entries(fieldsOf(decl))) {
       if (!isClientField(spec) || !requiredOnCreate(spec) || name in body) continue;
-      if (spec.ref && !refs[spec.ref]) refs[spec.ref] = await created(resourceOf(spec.ref));
+      if (spec.ref && !refs[spec.ref]) refs[spec.ref] = await created(declarationOf(spec.ref));
       body[name] = valueFor(decl.kind, name, spec, refs);
     }
     return body;

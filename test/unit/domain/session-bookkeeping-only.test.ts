@@ -8,7 +8,7 @@ import { sessionBookkeepingOnly, type Command, type Op } from '../../../src/doma
 
 const AT = '2026-11-21T10:00:00.000Z';
 const command = (...ops: Op[]): Command => ({ at: AT, origin: 'n1', ops });
-const session = (id: string, identityId: unknown) => ({ op: 'create' as const, kind: 'api-sessions', record: { id, identityId, createdAt: AT, updatedAt: AT, tags: {} } });
+const session = (id: string, identityId: unknown) => ({ op: 'create' as const, kind: 'api-sessions' as const, record: { id, identityId, createdAt: AT, updatedAt: AT, tags: {} } });
 const activity = (id: string): Op => ({ op: 'set', kind: 'api-sessions', id, fields: { lastActivityAt: AT }, ifExists: true });
 
 describe('sessionBookkeepingOnly', () => {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ActorHost } from '../../../src/actors/actor-host.js';
 import { CatalogActor } from '../../../src/actors/catalog-actor.js';
+import { kindOf } from '../../../src/domain/registry.js';
 import type { EntityWriter } from '../../../src/actors/entity-writer.js';
 import { IdentityActor, type IdentityActorDeps } from '../../../src/actors/identity-actor.js';
 import { QueryHandler } from '../../../src/query/query-handler.js';
@@ -96,7 +97,7 @@ describe('command families over the bus', () => {
   before(async () => {
     // Nothing reaches the dependencies: every message here is refused before it is handled.
     await host.register('identity', (id) => new IdentityActor(id, {} as IdentityActorDeps));
-    await host.register('catalog', (kind) => new CatalogActor(kind, {} as EntityWriter));
+    await host.register('catalog', (kind) => new CatalogActor(kindOf(kind), {} as EntityWriter));
   });
   after(async () => {
     await host.close();

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { memoryStore } from '../../support/memory-store.js';
 import { describe, it } from 'node:test';
 import type { Entity, Op, Repair } from '../../../src/domain/commands.js';
+import type { Kind } from '../../../src/domain/registry.js';
 import { checkAccessIndex } from '../../../src/store/access-check.js';
 import { checkIntegrity, type IntegrityProblem } from '../../../src/store/integrity.js';
 import { TimeSlicer } from '../../../src/store/time-slicer.js';
@@ -15,7 +16,7 @@ const AT = '2026-01-01T00:00:00.000Z';
 const base = (id: string, fields: Record<string, unknown>): Entity => ({ id, createdAt: AT, updatedAt: AT, tags: {}, ...fields });
 const identity = (id: string, attrs: string[] = []) =>
   base(id, { name: `name-${id}`, typeId: 'User', isAdmin: false, roleAttributes: attrs, authPolicyId: null, externalId: null });
-const create = (kind: string, record: Entity): Op => ({ op: 'create', kind, record });
+const create = (kind: Kind, record: Entity): Op => ({ op: 'create', kind, record });
 
 async function setup() {
   const { kv, replica, proposer } = await memoryStore();

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Entity, Op } from '../../../src/domain/commands.js';
+import type { Kind } from '../../../src/domain/registry.js';
 import { checkAccessIndex } from '../../../src/store/access-check.js';
 import { AccessReader } from '../../../src/store/access-reader.js';
 import { FORMAT_KEY, REPLICA_FORMAT, splitPolicyIds } from '../../../src/store/keys.js';
@@ -15,7 +16,7 @@ import { memoryStore } from '../../support/memory-store.js';
 
 const AT = '2026-01-01T00:00:00.000Z';
 const base = (id: string, fields: Record<string, unknown>): Entity => ({ id, createdAt: AT, updatedAt: AT, tags: {}, ...fields });
-const create = (kind: string, record: Entity): Op => ({ op: 'create', kind, record });
+const create = (kind: Kind, record: Entity): Op => ({ op: 'create', kind, record });
 const identity = (id: string, attrs: string[]) => base(id, { name: id, typeId: 'User', isAdmin: false, roleAttributes: attrs, authPolicyId: null, externalId: null });
 const policy = (id: string, identityRoles: string[]) =>
   base(id, { name: id, semantic: 'AnyOf', type: 'Dial', identityRoles, serviceRoles: ['#all'], postureCheckRoles: [] });

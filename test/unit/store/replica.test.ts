@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ApplyResult, Entity, Op } from '../../../src/domain/commands.js';
+import type { Kind } from '../../../src/domain/registry.js';
 import { statusOf, type FieldCause } from '../../../src/errors.js';
 import type { KvStore } from '../../../src/store/kv.js';
 import { CachedKv } from '../../../src/store/cached-kv.js';
@@ -49,7 +50,7 @@ function authPolicy(id: string, name: string): Entity {
   return base(id, { name, primary: { updb: { allowed: true } }, secondary: { requireTotp: false } });
 }
 
-const create = (kind: string, record: Entity): Op => ({ op: 'create', kind, record });
+const create = (kind: Kind, record: Entity): Op => ({ op: 'create', kind, record });
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
