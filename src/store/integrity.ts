@@ -210,12 +210,21 @@ class DerivedKeys {
     if (record) for (const entry of indexedEntries(resourceOf(kind), record)) keys.add(entry.key);
     this.sets.set(recordKey, keys);
     this.kept += keys.size + 1;
+    if (this.kept > this.limit) this.dropOldest();
+    return keys;
+  }
+
+  /** Drops the oldest sets down to 90% of the limit, in one pass: a fresh iteration of a Map
+   * walks past every entry deleted since its last rehash, so dropping one set per add would
+   * cost the size of the Map each time (quadratic over a large data set). The newest set stays. */
+  private dropOldest(): void {
+    const newest = this.sets.size - 1;
+    let i = 0;
     for (const [oldest, set] of this.sets) {
-      if (this.kept <= this.limit || oldest === recordKey) break;
+      if (this.kept <= this.limit * 0.9 || i++ >= newest) break;
       this.sets.delete(oldest);
       this.kept -= set.size + 1;
     }
-    return keys;
   }
 }
 
