@@ -180,7 +180,7 @@ class ChunkMatcher {
 
   /** Maps the chunk's attributes, yielding at the slicer's pace (an entity may hold 1,000). */
   static async build(chunk: readonly { id: string; attributes: ReadonlySet<string> }[], slicer: TimeSlicer): Promise<ChunkMatcher> {
-    const matcher = await ChunkMatcher.build(chunk, slicer);
+    const matcher = new ChunkMatcher(chunk);
     for (const [i, entity] of chunk.entries()) {
       if (slicer.due()) await slicer.pause();
       matcher.byId.set(entity.id, i);
