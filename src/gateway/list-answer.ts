@@ -5,14 +5,30 @@ import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { DATA_STREAM_HEAD, dataStreamTail, sendData, sendDataStream } from './envelope.js';
 import type { NodeClient } from './node-client.js';
-import type { ListCursorReply, QueryRequest } from '../protocol/v1/query-messages.js';
+import type { ListCursorReply, QueryRequest, StreamableOp } from '../protocol/v1/query-messages.js';
 
-/** Answers a `list` or `related` query: a page as it is, an unpaged list as a stream whose
- * bytes are what sendData would have written for the whole list. */
-export async function sendList(ctx: Context, node: NodeClient, msg: Extract<QueryRequest, { op: 'list' | 'related' }>): Promise<void> {
+type Wire = Record<string, unknown>;
+
+/** What a route shows of one list item (undefined: the item is left out). */
+export type MapItem = (item: Wire) => Wire | undefined;
+
+/** Answers a list query (any op that may stream): a page as it is, an unpaged list as a stream
+ * whose bytes are what sendData would have written for the whole list. `map`, when given, is
+ * applied to every item of either. */
+export async function sendList(ctx: Context, node: NodeClient, msg: Extract<QueryRequest, { op: StreamableOp }>, map?: MapItem): Promise<void> {
   const reply = await node.query({ ...msg, stream: true as const });
-  if (!('cursor' in reply)) return sendData(ctx, reply.data, reply.meta);
-  sendDataStream(ctx, new ListBody(node, reply));
+  if (!('cursor' in reply)) return sendData(ctx, map ? mapItems(reply.data as Wire[], map) : reply.data, reply.meta);
+  sendDataStream(ctx, new ListBody(node, reply, map));
+}
+
+function mapItems(items: Wire[], map: MapItem): Wire[] {
+  return items.map(map).filter((item): item is Wire => item !== undefined);
+}
+
+/** A chunk's items (JSON text, comma-separated) with `map` applied, as JSON text again. */
+function mapChunk(items: string, map: MapItem): string {
+  if (items === '') return '';
+  return mapItems(JSON.parse(`[${items}]`) as Wire[], map).map((item) => JSON.stringify(item)).join(',');
 }
 
 /** Pulls chunks as the response is read; a client that goes away closes the cursor. */
@@ -24,6 +40,7 @@ class ListBody extends Readable {
   constructor(
     private readonly node: NodeClient,
     private readonly opened: ListCursorReply,
+    private readonly mapItem?: MapItem,
   ) {
     super();
   }
@@ -41,7 +58,8 @@ class ListBody extends Readable {
     }
     for (;;) {
       const chunk = await this.node.query({ op: 'listNext', cursor: this.opened.cursor });
-      const items = chunk.items === '' ? '' : `${this.first ? '' : ','}${chunk.items}`;
+      const text = this.mapItem ? mapChunk(chunk.items, this.mapItem) : chunk.items;
+      const items = text === '' ? '' : `${this.first ? '' : ','}${text}`;
       if (items) this.first = false;
       if (chunk.done) {
         this.finished = true;

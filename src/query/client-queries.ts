@@ -11,16 +11,14 @@ import type { Wire } from './present.js';
 import type { HandlerTable } from '../protocol/v1/handler-table.js';
 import type { ListParams, QueryRequest, Viewer } from '../protocol/v1/query-messages.js';
 
-/** What the client queries need from the query handler. */
+/** Adds to one presented list item what the asking op shows beyond the resource. */
+export type DecorateItem = (wire: Wire) => Promise<Wire>;
+
+/** What the client queries need from the query handler (a `stream` list may answer a cursor). */
 export interface ClientQueryDeps {
   replica: Replica;
-  list: (kind: string, params: ListParams, viewer: Viewer, scope?: Scope) => Promise<unknown>;
+  list: (kind: string, params: ListParams, viewer: Viewer, scope?: Scope, stream?: boolean, decorate?: DecorateItem) => Promise<unknown>;
   get: (kind: string, id: string, viewer: Viewer) => Promise<unknown>;
-}
-
-interface Page {
-  data: Wire[];
-  meta: Wire;
 }
 
 /** `clientServices` (list, or one with `id`), `clientServiceVisible` (may the identity dial or
@@ -37,8 +35,7 @@ export function clientQueries(deps: ClientQueryDeps): Pick<HandlerTable<QueryReq
         if (!visible.has(m.id)) throw new ApiError('NOT_FOUND');
         return withQueries((await deps.get('services', m.id, viewer)) as Wire);
       }
-      const page = (await deps.list('services', m.params ?? {}, viewer, { ids: visible })) as Page;
-      return { ...page, data: await Promise.all(page.data.map(withQueries)) };
+      return deps.list('services', m.params ?? {}, viewer, { ids: visible }, m.stream === true, withQueries);
     },
     clientServiceVisible: async (m) => (await visibleServices(reads(), m.identityId)).has(m.id),
     clientSessions: async (m) => {
@@ -48,7 +45,7 @@ export function clientQueries(deps: ClientQueryDeps): Pick<HandlerTable<QueryReq
         if (!session || (!m.isAdmin && session.identityId !== m.identityId)) throw new ApiError('NOT_FOUND');
         return deps.get('sessions', m.id, viewer);
       }
-      return deps.list('sessions', m.params ?? {}, viewer, m.isAdmin ? undefined : { field: 'identityId', value: m.identityId });
+      return deps.list('sessions', m.params ?? {}, viewer, m.isAdmin ? undefined : { field: 'identityId', value: m.identityId }, m.stream === true);
     },
   };
 }

@@ -23,7 +23,7 @@ export interface CursorOptions {
   idleMs: number;
 }
 
-export const CURSOR_DEFAULTS: CursorOptions = { sliceMs: 15, chunkChars: 256 * 1024, maxOpen: 32, idleMs: 30_000 };
+export const CURSOR_DEFAULTS: CursorOptions = { sliceMs: 10, chunkChars: 256 * 1024, maxOpen: 32, idleMs: 30_000 };
 
 /** Records presented together (one presentAll call). */
 const PRESENT_BATCH = 64;

@@ -15,7 +15,7 @@ import type { NodeDirectory } from '../protocol/v1/node-announcements.js';
 import { listControllers } from './controllers.js';
 import { registerRouterDecorators } from './present-routers.js';
 import { registerSessionDecorators } from './present-sessions.js';
-import { clientQueries } from './client-queries.js';
+import { clientQueries, type DecorateItem } from './client-queries.js';
 import type { PresenceView } from './present-routers.js';
 import { AccessQueries } from './access-queries.js';
 import { registerAccessDecorators } from './access-decorators.js';
@@ -23,7 +23,7 @@ import { answerConfigQuery, decorateConfig, decorateServiceConfigs } from './con
 import { credentialQueries, registerCredentialDecorators } from './credential-queries.js';
 import { enrollmentQueries, registerEnrollmentDecorators } from './enrollment-queries.js';
 import { ListCursors } from './list-cursors.js';
-import { Presenter, type Viewer } from './present.js';
+import { Presenter, type Viewer, type Wire } from './present.js';
 import { RenderCache } from './render-cache.js';
 import { presentPostureCheck } from './present-posture-checks.js';
 import { mfaQueries, registerMfaDecorators } from './mfa-queries.js';
@@ -130,10 +130,10 @@ export class QueryHandler {
       },
       ...clientQueries({
         replica: this.replica,
-        list: (kind, params, viewer, scope) => this.list(kind, params, viewer, scope),
+        list: (kind, params, viewer, scope, stream, decorate) => this.list(kind, params, viewer, scope, stream, decorate),
         get: (kind, id, viewer) => this.get(kind, id, viewer),
       }),
-      configQuery: (m) => answerConfigQuery(m, { replica: this.replica, list: (kind, params, scope) => this.list(kind, params, viewerOf(m), scope) }),
+      configQuery: (m) => answerConfigQuery(m, { replica: this.replica, list: (kind, params, scope) => this.list(kind, params, viewerOf(m), scope, m.stream === true) }),
       policyAdvice: (m) => this.access.policyAdvice(m.identityId, m.serviceId),
       ...this.sessionQueries.handlers(),
       ...mfaQueries(this.replica),
@@ -169,8 +169,9 @@ export class QueryHandler {
   }
 
   /** A list page; with `stream`, an unpaged list answers `{cursor, meta}` instead (no data and
-   * no totalCount yet) and its items come from `listNext`. */
-  private async list(kind: string, params: ListParams, viewer: Viewer, scope?: Scope, stream = false): Promise<unknown> {
+   * no totalCount yet) and its items come from `listNext`. `decorate` adds to each presented
+   * item what the asking op shows beyond the resource (the client API's posture queries). */
+  private async list(kind: string, params: ListParams, viewer: Viewer, scope?: Scope, stream = false, decorate?: DecorateItem): Promise<unknown> {
     if (!scope && params.roleFilter && params.roleFilter.length > 0) {
       scope = await this.access.roleFilterScope(kind, params.roleFilter, params.roleSemantic);
     }
@@ -182,15 +183,20 @@ export class QueryHandler {
     const limit = page.limit === 'none' ? NO_LIMIT_REPORTED : page.limit;
     const filterable = this.filterableOf(kind);
     if (stream && page.limit === 'none') {
-      const present = (records: Entity[]) => this.presenter.presentAll(kind, records, viewer);
+      const present = (records: Entity[]) => this.presentAll(kind, records, viewer, decorate);
       const cursor = this.cursors.open(this.engine.stream(kind, query, scope), present, page.offset);
       return { cursor, meta: { filterableFields: filterable, pagination: { limit, offset: page.offset } } };
     }
     const result = await this.engine.list(kind, query, page, scope);
     return {
-      data: await this.presenter.presentAll(kind, result.items, viewer),
+      data: await this.presentAll(kind, result.items, viewer, decorate),
       meta: { filterableFields: filterable, pagination: { limit, offset: result.offset, totalCount: result.total } },
     };
+  }
+
+  private async presentAll(kind: string, records: Entity[], viewer: Viewer, decorate?: DecorateItem): Promise<unknown[]> {
+    const wires = await this.presenter.presentAll(kind, records, viewer);
+    return decorate ? Promise.all(wires.map((wire) => decorate(wire as Wire))) : wires;
   }
 
   /** `/<parent>/{id}/<child>` as RELATIONS derives it; 404 when the parent is missing. */

@@ -346,7 +346,7 @@ export class CachedKv implements KvStore {
  * hiding), in the range's order and up to its limit. */
 async function* overlaid(base: AsyncIterable<[string, string]>, sortedKeys: string[], over: Map<string, string | null>, range: KvRange): AsyncIterable<[string, string]> {
   const reverse = range.reverse === true;
-  const mine = sortedKeys.filter((key) => within(key, range));
+  const mine = sortedKeys.slice(...boundsOf(sortedKeys, range));
   if (reverse) mine.reverse();
   const limit = Number.isInteger(range.limit) && (range.limit as number) >= 0 ? (range.limit as number) : Infinity;
   /** a comes no later than b in the range's order. */
@@ -375,14 +375,28 @@ async function* overlaid(base: AsyncIterable<[string, string]>, sortedKeys: stri
   }
 }
 
-function within(key: string, range: KvRange): boolean {
-  if (range.gte !== undefined) {
-    if (compareUtf8(key, range.gte) < 0) return false;
-  } else if (range.gt !== undefined && compareUtf8(key, range.gt) <= 0) return false;
-  if (range.lte !== undefined) {
-    if (compareUtf8(key, range.lte) > 0) return false;
-  } else if (range.lt !== undefined && compareUtf8(key, range.lt) >= 0) return false;
-  return true;
+/** The index interval of the sorted keys within the range, by binary search: a range read costs
+ * O(log n) in the overlay, not O(n) (the integrity check reads many small ranges of one view). */
+function boundsOf(sorted: string[], range: KvRange): [number, number] {
+  const below = (key: string) =>
+    range.gte !== undefined ? compareUtf8(key, range.gte) < 0 : range.gt !== undefined && compareUtf8(key, range.gt) <= 0;
+  const above = (key: string) =>
+    range.lte !== undefined ? compareUtf8(key, range.lte) > 0 : range.lt !== undefined && compareUtf8(key, range.lt) >= 0;
+  const lo = firstWhere(sorted, (key) => !below(key));
+  const hi = firstWhere(sorted, above);
+  return [lo, Math.max(lo, hi)];
+}
+
+/** The first index whose key satisfies `test` (false up to some index, true from there on). */
+function firstWhere(sorted: string[], test: (key: string) => boolean): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (test(sorted[mid])) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 async function* mapAsync<T, U>(source: AsyncIterable<T>, fn: (item: T) => U): AsyncIterable<U> {

@@ -37,7 +37,7 @@ const SEP = '\x00';
 
 /** Runs every check over kv (a consistent view: see kv-snapshot.ts), reporting as it goes. */
 export async function checkIntegrity(kv: KvStore, options: IntegrityCheckOptions): Promise<void> {
-  const opts = { ...options, slicer: options.slicer ?? new TimeSlicer() };
+  const opts: ScanOptions = { ...options, slicer: options.slicer ?? new TimeSlicer(), tally: new DerivedTally() };
   for (const decl of RESOURCES) {
     if (opts.aborted?.()) return;
     await checkRecords(kv, decl, opts);
@@ -53,8 +53,43 @@ export async function checkIntegrity(kv: KvStore, options: IntegrityCheckOptions
   }
 }
 
+type ScanOptions = IntegrityCheckOptions & { slicer: TimeSlicer; tally: DerivedTally };
+
+/**
+ * The index and unique keys the records derive, counted per group (`i␀kind␀field␀`,
+ * `u␀kind␀field␀`), and the groups where the record scan found a derived key missing or naming
+ * another record. In a group with no such key every derived key is stored, so the stored keys
+ * are exactly the derived ones iff there are as many: the stale-key scan then need not read a
+ * single record for that group.
+ */
+class DerivedTally {
+  private readonly counts = new Map<string, number>();
+  private readonly dirty = new Set<string>();
+
+  add(key: string): void {
+    const group = groupOf(key);
+    if (group !== undefined) this.counts.set(group, (this.counts.get(group) ?? 0) + 1);
+  }
+
+  taint(key: string): void {
+    const group = groupOf(key);
+    if (group !== undefined) this.dirty.add(group);
+  }
+
+  /** True when a group's `stored` keys are exactly those the records derive. */
+  exact(group: string, stored: number): boolean {
+    return !this.dirty.has(group) && (this.counts.get(group) ?? 0) === stored;
+  }
+}
+
+/** `i␀kind␀field␀` or `u␀kind␀field␀` of a derived key (undefined for a key of another shape). */
+function groupOf(key: string): string | undefined {
+  const field = key.indexOf(SEP, key.indexOf(SEP) + 1);
+  const end = field < 0 ? -1 : key.indexOf(SEP, field + 1);
+  return end < 0 ? undefined : key.slice(0, end + 1);
+}
+
 /** Every record of a kind: its index and unique entries, its references, and the kind's count. */
-type ScanOptions = IntegrityCheckOptions & { slicer: TimeSlicer };
 
 async function checkRecords(kv: KvStore, decl: ResourceDecl, opts: ScanOptions): Promise<void> {
   let actual = 0;
@@ -110,13 +145,16 @@ async function checkIndexEntries(kv: KvStore, decl: ResourceDecl, records: Entit
   const holderRecords = new Map(holderIds.map((h, i) => [recordKey(decl.kind, h), holderRaw[i]]));
   for (const [i, w] of wanted.entries()) {
     await opts.slicer.pause();
+    opts.tally.add(w.key);
     const where = `${decl.entity} ${w.record.id}: ${describeKey(w.key)}`;
     if (stored[i] === undefined) {
+      opts.tally.taint(w.key);
       await opts.onProblem({ description: `${where} is missing`, repair: { action: 'put', key: w.key, value: w.unique ?? '' } });
       continue;
     }
     const holder = holders[i];
     if (holder === undefined) continue;
+    opts.tally.taint(w.key);
     const held = await isJustified(async (key) => (holderRecords.has(key) ? holderRecords.get(key) : kv.get(key)), w.key, holder, indexedEntries);
     if (held) {
       await opts.onProblem({ description: `${where} is also held by ${decl.entity} ${holder}: duplicate unique value` });
@@ -153,11 +191,39 @@ async function checkReferences(kv: KvStore, decl: ResourceDecl, records: Entity[
 }
 
 /**
- * Every stored index (`i`) or unique (`u`) key must be derived by the record it names. Each named
- * record's derived keys are computed once and kept (within a budget) while its keys are met, so
- * a record with n role attributes costs O(n), not O(n²).
+ * Every stored index (`i`) or unique (`u`) key must be derived by the record it names. One
+ * sequential pass counts the stored keys of each group; only a group whose count differs from
+ * what the records derive (or where a derived key was missing) is checked key by key, reading
+ * the records its keys name. A clean data set so costs one scan of the keys, whatever their order.
  */
 async function checkDerivedKeys(kv: KvStore, family: string, opts: ScanOptions): Promise<void> {
+  const stored = new Map<string, number>();
+  for await (const [key, value] of kv.entries({ gt: `${family}${SEP}`, lt: `${family}${SEP}\xff` })) {
+    if (opts.slicer.due()) {
+      await opts.slicer.pause();
+      if (opts.aborted?.()) return;
+    }
+    const group = groupOf(key);
+    if (group === undefined) await reportStale(key, value, family, opts);
+    else stored.set(group, (stored.get(group) ?? 0) + 1);
+  }
+  for (const [group, count] of stored) {
+    if (opts.aborted?.()) return;
+    if (!opts.tally.exact(group, count)) await checkKeysOneByOne(kv, family, { gte: group, lt: `${group}\xff` }, opts);
+  }
+}
+
+async function reportStale(key: string, value: string, family: string, opts: ScanOptions): Promise<void> {
+  const owner = family === 'u' ? value : key.slice(key.lastIndexOf(SEP) + 1);
+  await opts.onProblem({ description: `stale ${describeKey(key)} naming ${owner}`, repair: { action: 'del', key } });
+}
+
+/**
+ * The keys of a range, each checked against the record it names. Each named record's derived
+ * keys are computed once and kept (within a budget) while its keys are met, so a record with n
+ * role attributes costs O(n), not O(n²).
+ */
+async function checkKeysOneByOne(kv: KvStore, family: string, range: { gte: string; lt: string }, opts: ScanOptions): Promise<void> {
   const derived = new DerivedKeys(opts.keptKeys ?? KEPT_KEYS);
   let chunk: [string, string][] = [];
   const flush = async () => {
@@ -174,12 +240,11 @@ async function checkDerivedKeys(kv: KvStore, family: string, opts: ScanOptions):
     for (const [i, [key, value]] of chunk.entries()) {
       await opts.slicer.pause();
       if (named[i] !== undefined && sets.get(named[i])?.has(key)) continue;
-      const owner = family === 'u' ? value : key.slice(key.lastIndexOf(SEP) + 1);
-      await opts.onProblem({ description: `stale ${describeKey(key)} naming ${owner}`, repair: { action: 'del', key } });
+      await reportStale(key, value, family, opts);
     }
     chunk = [];
   };
-  for await (const entry of kv.entries({ gt: `${family}${SEP}`, lt: `${family}${SEP}\xff` })) {
+  for await (const entry of kv.entries(range)) {
     chunk.push(entry);
     if (chunk.length < CHUNK) continue;
     await flush();
@@ -210,12 +275,21 @@ class DerivedKeys {
     if (record) for (const entry of indexedEntries(declarationOf(kind), record)) keys.add(entry.key);
     this.sets.set(recordKey, keys);
     this.kept += keys.size + 1;
+    if (this.kept > this.limit) this.dropOldest();
+    return keys;
+  }
+
+  /** Drops the oldest sets down to 90% of the limit, in one pass: a fresh iteration of a Map
+   * walks past every entry deleted since its last rehash, so dropping one set per add would
+   * cost the size of the Map each time (quadratic over a large data set). The newest set stays. */
+  private dropOldest(): void {
+    const newest = this.sets.size - 1;
+    let i = 0;
     for (const [oldest, set] of this.sets) {
-      if (this.kept <= this.limit || oldest === recordKey) break;
+      if (this.kept <= this.limit * 0.9 || i++ >= newest) break;
       this.sets.delete(oldest);
       this.kept -= set.size + 1;
     }
-    return keys;
   }
 }
 

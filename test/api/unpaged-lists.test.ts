@@ -12,7 +12,7 @@ import { seedDataDir } from '../../bench/lib/seed.js';
 import { NO_LIMIT_REPORTED } from '../../src/domain/paging.js';
 import { startTestNode, type TestNode } from '../support/test-node.js';
 
-/** Enough identities for an answer of many chunks (a chunk is at most 15 ms or 256 KiB of JSON). */
+/** Enough identities for an answer of many chunks (a chunk is at most 10 ms or 256 KiB of JSON). */
 const IDENTITIES = 3_000;
 const PAGE = 500;
 

@@ -7,6 +7,7 @@ import type Router from '@koa/router';
 import { MAX_LIMIT } from '../../domain/paging.js';
 import { ApiError } from '../../errors.js';
 import { sendData } from '../envelope.js';
+import { sendList } from '../list-answer.js';
 import { requireCaller, type Caller } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
 import { listParams, viewer } from './resource-routes.js';
@@ -31,13 +32,9 @@ const pick = (wire: Wire, fields: readonly string[]): Wire => Object.fromEntries
 
 export function addClientDiscoveryRoutes(router: Router, node: NodeClient, baseUrl: BaseUrl): void {
   router.get('/external-jwt-signers', async (ctx) => {
-    const page = await node.query({ op: 'list', kind: 'external-jwt-signers', params: listParams(ctx), viewer: {} });
-    const data = (page.data as Wire[]).filter((s) => s.enabled === true).map((s) => ({
-      ...pick(s, SIGNER_FIELDS),
-      externalAuthUrl: s.externalAuthUrl ?? '',
-      openIdConfigurationUrl: s.openIdConfigurationUrl ?? '',
-    }));
-    sendData(ctx, data, page.meta);
+    const shown = (s: Wire): Wire | undefined =>
+      s.enabled !== true ? undefined : { ...pick(s, SIGNER_FIELDS), externalAuthUrl: s.externalAuthUrl ?? '', openIdConfigurationUrl: s.openIdConfigurationUrl ?? '' };
+    await sendList(ctx, node, { op: 'list', kind: 'external-jwt-signers', params: listParams(ctx), viewer: {} }, shown);
   });
   router.get('/protocols', (ctx) => {
     sendData(ctx, { https: { address: new URL(baseUrl()).host } });
@@ -63,9 +60,8 @@ export function addClientDiscoveryRoutes(router: Router, node: NodeClient, baseU
   router.get('/services/:id/terminators', async (ctx) => {
     const caller = requireCaller(ctx);
     await requireServiceAccess(node, caller, ctx.params.id);
-    const page = await node.query({ op: 'related', parent: { kind: 'services', id: ctx.params.id }, kind: 'terminators', params: listParams(ctx), viewer: {} });
-    const data = (page.data as Wire[]).map((t) => pick(t, ['id', 'createdAt', 'updatedAt', 'tags', '_links', 'serviceId', 'service', 'routerId', 'identity']));
-    sendData(ctx, data, page.meta);
+    const msg = { op: 'related' as const, parent: { kind: 'services', id: ctx.params.id }, kind: 'terminators', params: listParams(ctx), viewer: {} };
+    await sendList(ctx, node, msg, (t) => pick(t, ['id', 'createdAt', 'updatedAt', 'tags', '_links', 'serviceId', 'service', 'routerId', 'identity']));
   });
   router.get('/current-api-session/service-updates', async (ctx) => {
     requireCaller(ctx);

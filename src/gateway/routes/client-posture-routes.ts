@@ -8,29 +8,28 @@ import { sendData, sendEmpty } from '../envelope.js';
 import { jsonBody } from '../middleware/body.js';
 import { requireCaller, type Caller } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
-import type { ListReply } from '../../protocol/v1/query-messages.js';
+import { sendList } from '../list-answer.js';
 import { listParams, viewer } from './resource-routes.js';
 
 export function addClientPostureRoutes(router: Router, node: NodeClient): void {
   const snapshot = (caller: Caller) => node.identity('postureSnapshot', caller.identityId, { apiSessionId: caller.apiSessionId });
   const services = async (ctx: Context, id?: string) => {
     const caller = requireCaller(ctx);
-    return (await node.query({
-      op: 'clientServices',
+    return {
+      op: 'clientServices' as const,
       id,
       identityId: caller.identityId,
       apiSessionId: caller.apiSessionId,
       posture: await snapshot(caller),
       params: listParams(ctx),
       viewer: viewer(ctx),
-    })) as ListReply;
+    };
   };
   router.get('/services', async (ctx) => {
-    const page = await services(ctx);
-    sendData(ctx, page.data, page.meta);
+    await sendList(ctx, node, await services(ctx));
   });
   router.get('/services/:id', async (ctx) => {
-    sendData(ctx, await services(ctx, ctx.params.id));
+    sendData(ctx, await node.query(await services(ctx, ctx.params.id)));
   });
 
   const submit = async (ctx: Context, single: boolean) => {
@@ -56,8 +55,8 @@ export function addClientPostureRoutes(router: Router, node: NodeClient): void {
     sendData(ctx, await sessions(ctx, node, caller, created.id), {}, 201);
   });
   router.get('/sessions', async (ctx) => {
-    const page = (await sessions(ctx, node, requireCaller(ctx))) as ListReply;
-    sendData(ctx, page.data, page.meta);
+    const caller = requireCaller(ctx);
+    await sendList(ctx, node, { op: 'clientSessions', identityId: caller.identityId, isAdmin: caller.isAdmin, params: listParams(ctx), viewer: viewer(ctx) });
   });
   router.get('/sessions/:id', async (ctx) => {
     sendData(ctx, await sessions(ctx, node, requireCaller(ctx), ctx.params.id));

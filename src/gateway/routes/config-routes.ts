@@ -3,7 +3,8 @@
 
 import type Router from '@koa/router';
 import { resourceOf } from '../../domain/registry.js';
-import { sendData, sendEmpty } from '../envelope.js';
+import { sendEmpty } from '../envelope.js';
+import { sendList } from '../list-answer.js';
 import { jsonBody } from '../middleware/body.js';
 import { requireAdmin } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
@@ -21,9 +22,7 @@ export function addConfigRoutes(router: Router, node: NodeClient): void {
   for (const [path, query] of RELATED) {
     router.get(path, async (ctx) => {
       requireAdmin(ctx);
-      const msg = { op: 'configQuery' as const, query, id: ctx.params.id, params: listParams(ctx), viewer: viewer(ctx) };
-      const page = await node.query(msg);
-      sendData(ctx, page.data, page.meta);
+      await sendList(ctx, node, { op: 'configQuery', query, id: ctx.params.id, params: listParams(ctx), viewer: viewer(ctx) });
     });
   }
   const overrides = resourceOf('identity-service-configs');

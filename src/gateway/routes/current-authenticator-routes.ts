@@ -6,6 +6,7 @@ import type Router from '@koa/router';
 import { resourceOf } from '../../domain/registry.js';
 import { ApiError } from '../../errors.js';
 import { sendData, sendEmpty } from '../envelope.js';
+import { sendList } from '../list-answer.js';
 import { jsonBody } from '../middleware/body.js';
 import { requireCaller } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
@@ -19,8 +20,7 @@ export function addCurrentAuthenticatorRoutes(router: Router, node: NodeClient):
   router.get(BASE, async (ctx) => {
     const caller = requireCaller(ctx);
     const parent = { kind: 'identities', id: caller.identityId };
-    const page = await node.query({ op: 'related', parent, kind: 'authenticators', params: listParams(ctx) });
-    sendData(ctx, page.data, page.meta);
+    await sendList(ctx, node, { op: 'related', parent, kind: 'authenticators', params: listParams(ctx) });
   });
   router.get(`${BASE}/:id`, async (ctx) => {
     const caller = requireCaller(ctx);

@@ -6,6 +6,7 @@ import type Router from '@koa/router';
 import { resourceOf } from '../../domain/registry.js';
 import { ApiError, invalidFilter } from '../../errors.js';
 import { sendData, sendEmpty } from '../envelope.js';
+import { sendList } from '../list-answer.js';
 import { jsonBody } from '../middleware/body.js';
 import { requireCaller } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
@@ -36,8 +37,7 @@ export function addSessionCertificateRoutes(router: Router, node: NodeClient): v
     // The caller's filter becomes one group ANDed with the scope: it must not close the group.
     if (asked !== undefined && !isBalanced(asked)) throw invalidFilter('unbalanced parentheses');
     const filter = asked === undefined ? scope : `${scope} and (${asked})`;
-    const page = await node.query({ op: 'list', kind: KIND, params: { ...params, filter }, viewer: {} });
-    sendData(ctx, (page.data as Wire[]).map(present), page.meta);
+    await sendList(ctx, node, { op: 'list', kind: KIND, params: { ...params, filter }, viewer: {} }, present);
   });
   router.post(BASE, async (ctx) => {
     const caller = requireCaller(ctx);

@@ -106,10 +106,10 @@ export type QueryRequest =
   | ({ op: 'related'; parent: { kind: string; id: string }; kind: string } & Listing & Streamable)
   | { op: 'listNext'; cursor: string }
   | { op: 'listClose'; cursor: string }
-  | ({ op: 'clientServices'; identityId: string; apiSessionId?: string; id?: string; posture: PostureSnapshotField } & Listing)
+  | ({ op: 'clientServices'; identityId: string; apiSessionId?: string; id?: string; posture: PostureSnapshotField } & Listing & Streamable)
   | { op: 'clientServiceVisible'; identityId: string; id: string }
-  | ({ op: 'clientSessions'; identityId: string; isAdmin: boolean; id?: string } & Listing)
-  | ({ op: 'configQuery'; query: ConfigQueryName; id: string } & Listing)
+  | ({ op: 'clientSessions'; identityId: string; isAdmin: boolean; id?: string } & Listing & Streamable)
+  | ({ op: 'configQuery'; query: ConfigQueryName; id: string } & Listing & Streamable)
   | { op: 'policyAdvice'; identityId: string; serviceId: string }
   | { op: 'resolveSession'; token: string }
   | { op: 'currentSession'; token: string; extJwtPassed: boolean }
@@ -180,7 +180,10 @@ export interface QueryReplies {
 }
 
 /** The reply type of a query message (a `stream` list may answer a cursor instead of a page). */
-export type QueryReply<M extends AnyQuery> = M extends { op: 'list' | 'related'; stream: true } ? ListReply | ListCursorReply : QueryReplies[M['op']];
+export type QueryReply<M extends AnyQuery> = M extends { op: StreamableOp; stream: true } ? ListReply | ListCursorReply : QueryReplies[M['op']];
+
+/** The ops whose unpaged lists may answer a cursor (`stream`). */
+export type StreamableOp = 'list' | 'related' | 'clientServices' | 'clientSessions' | 'configQuery';
 
 function params(m: Fields): ListParams | undefined {
   const p = optObj(m, 'params');
@@ -237,10 +240,11 @@ export const QUERY_PROTOCOL: Protocol<QueryRequest> = {
       id: optStr(m, 'id'),
       posture: obj(m, 'posture'),
       ...listing(m),
+      stream: optBool(m, 'stream'),
     }),
     clientServiceVisible: (m) => ({ op: m.op, identityId: str(m, 'identityId'), id: str(m, 'id') }),
-    clientSessions: (m) => ({ op: m.op, identityId: str(m, 'identityId'), isAdmin: optBool(m, 'isAdmin') === true, id: optStr(m, 'id'), ...listing(m) }),
-    configQuery: (m) => ({ op: m.op, query: configQueryName(m), id: str(m, 'id'), ...listing(m) }),
+    clientSessions: (m) => ({ op: m.op, identityId: str(m, 'identityId'), isAdmin: optBool(m, 'isAdmin') === true, id: optStr(m, 'id'), ...listing(m), stream: optBool(m, 'stream') }),
+    configQuery: (m) => ({ op: m.op, query: configQueryName(m), id: str(m, 'id'), ...listing(m), stream: optBool(m, 'stream') }),
     policyAdvice: (m) => ({ op: m.op, identityId: str(m, 'identityId'), serviceId: str(m, 'serviceId') }),
     resolveSession: (m) => ({ op: m.op, token: str(m, 'token') }),
     currentSession: (m) => ({ op: m.op, token: str(m, 'token'), extJwtPassed: optBool(m, 'extJwtPassed') === true }),

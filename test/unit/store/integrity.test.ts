@@ -3,6 +3,7 @@
 // repair decided before a later write never undoes that write.
 
 import assert from 'node:assert/strict';
+import { delegatingKv } from '../../support/delegating-kv.js';
 import { memoryStore } from '../../support/memory-store.js';
 import { describe, it } from 'node:test';
 import type { Entity, Op, Repair } from '../../../src/domain/commands.js';
@@ -55,11 +56,51 @@ describe('data integrity check', () => {
     // each record again long after it was first read, past a bound of a few records' keys.
     const many = Array.from({ length: 300 }, (_, i) => create('identities', identity(`m${String(i).padStart(3, '0')}`, [`t${i % 7}`, `t${(i * 3) % 11}`, 'all'])));
     await proposer.propose(many, AT);
+    // One stale key makes the role-attribute keys be checked one by one (a clean group is not).
+    await kv.batch([{ type: 'put', key: indexKey('identities', 'roleAttributes', 't0', 'nobody'), value: '' }]);
     for (const keptKeys of [10_000, 40]) {
       const problems: IntegrityProblem[] = [];
       await checkIntegrity(kv, { counts: (kind) => replica.count(kind), onProblem: (p) => void problems.push(p), keptKeys });
-      assert.deepEqual(problems.map((p) => p.description), [], `keeping ${keptKeys} keys`);
+      assert.deepEqual(problems.map((p) => p.description), ['stale index entry identities.roleAttributes = "t0" naming nobody'], `keeping ${keptKeys} keys`);
     }
+  });
+
+  it('a clean check reads no record while it looks for stale index keys', async () => {
+    const { kv, proposer, replica } = await setup();
+    await proposer.propose(Array.from({ length: 50 }, (_, i) => create('identities', identity(`c${i}`, [`t${i % 5}`]))), AT);
+    let scanning = false;
+    const recordReads: string[] = [];
+    const watched = delegatingKv(kv, {
+      entries: (range) => {
+        if (range.gt === 'i\x00') scanning = true;
+        return kv.entries(range);
+      },
+      getMany: (keys) => {
+        if (scanning) recordReads.push(...keys.filter((k) => k.startsWith('r\x00')));
+        return kv.getMany(keys);
+      },
+      get: (key) => {
+        if (scanning && key.startsWith('r\x00')) recordReads.push(key);
+        return kv.get(key);
+      },
+    });
+    const problems: IntegrityProblem[] = [];
+    await checkIntegrity(watched, { counts: (kind) => replica.count(kind), onProblem: (p) => void problems.push(p) });
+    assert.deepEqual(problems, []);
+    assert.ok(scanning, 'the index keys were scanned');
+    assert.deepEqual(recordReads, []);
+  });
+
+  it('finds a stale index key in a group where another key is missing (the counts agree)', async () => {
+    const { kv, check } = await setup();
+    await kv.batch([
+      { type: 'del', key: indexKey('identities', 'name', 'name-bob', 'bob') },
+      { type: 'put', key: indexKey('identities', 'name', 'ghost', 'nobody'), value: '' },
+    ]);
+    const problems = await check();
+    find(problems, /identity bob: index entry identities\.name = "name-bob" is missing/);
+    find(problems, /stale index entry identities\.name = "ghost" naming nobody/);
+    assert.equal(problems.length, 2, problems.map((p) => p.description).join('\n'));
   });
 
   it('finds every planted corruption, and the repairs leave a clean replica', async () => {

@@ -49,4 +49,39 @@ describe('openSnapshot', () => {
       }
     });
   }
+
+  it('cached-kv - ranges of a view over writes not yet on disk: bounds, reverse and limit as the state of its moment', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'weft-kv-snapshot-'));
+    const kv = new CachedKv({ path: dir });
+    try {
+      await kv.open();
+      await kv.whenWarm();
+      const letters = 'abcdefghijklmnopqrstuvwxyz'.split('');
+      await kv.batch(letters.filter((_, i) => i % 2 === 0).map((k) => ({ type: 'put' as const, key: k, value: `disk-${k}` })), { sync: true });
+      // Unsynced: laid over the disk in the view (puts between, a replacement, deletes).
+      await kv.batch([
+        ...letters.filter((_, i) => i % 2 === 1).map((k) => ({ type: 'put' as const, key: k, value: `over-${k}` })),
+        { type: 'put', key: 'c', value: 'over-c' },
+        { type: 'del', key: 'e' },
+        { type: 'del', key: 'f' },
+      ]);
+      const model = new Map(letters.map((k, i) => [k, i % 2 === 1 ? `over-${k}` : `disk-${k}`]));
+      model.set('c', 'over-c');
+      model.delete('e');
+      model.delete('f');
+      const view = openSnapshot(kv);
+      await kv.batch([{ type: 'put', key: 'b', value: 'later' }, { type: 'del', key: 'c' }], { sync: true });
+      const ranges = [{}, { gt: 'c' }, { gte: 'c' }, { gt: 'c', lt: 'k' }, { gte: 'd', lte: 'k' }, { lt: 'b' }, { gt: 'z' }, { gte: 'e', lte: 'f' }, { gt: 'b', lte: 'h', reverse: true }, { gte: 'a', limit: 3 }, { lt: 'x', reverse: true, limit: 4 }];
+      for (const range of ranges) {
+        const within = [...model].filter(([k]) => (range.gte === undefined || k >= range.gte) && (range.gt === undefined || k > range.gt) && (range.lte === undefined || k <= range.lte) && (range.lt === undefined || k < range.lt));
+        if (range.reverse) within.reverse();
+        const expected = range.limit === undefined ? within : within.slice(0, range.limit);
+        assert.deepEqual(await collect(view.entries(range)), expected, JSON.stringify(range));
+      }
+      await view.close();
+    } finally {
+      await kv.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

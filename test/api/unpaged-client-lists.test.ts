@@ -1,0 +1,134 @@
+// Unpaged lists (`limit=-1`) of the client API and of the config related lists stream from a
+// list cursor like the management lists: the answer holds exactly the items paging gives, in the
+// same order, with the bytes a whole `{data, meta}` would have (a route's own item shape too).
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { NO_LIMIT_REPORTED } from '../../src/domain/paging.js';
+import type { ApiClient } from '../support/test-node.js';
+import { startTestNode, type TestNode } from '../support/test-node.js';
+import { makeSelfSigned } from '../support/test-pki.js';
+
+/** More items than a page, so paging takes several requests. */
+const SERVICES = 120;
+const PAGE = 25;
+
+let node: TestNode;
+let user: { id: string; token: string };
+const ids: Record<string, string> = {};
+const services: string[] = [];
+
+const admin = () => node.adminToken;
+
+async function create(path: string, body: Record<string, unknown>): Promise<string> {
+  const res = await node.mgmt.post(path, body, admin());
+  assert.equal(res.status, 201, `${path} ${res.text}`);
+  return res.body.data.id as string;
+}
+
+/** Every item of a list, page by page (up to the pages' totalCount: a route may leave items
+ * of a page out, as the client's external JWT signers do with disabled ones). */
+async function paged(api: ApiClient, path: string, token: string): Promise<unknown[]> {
+  const items: unknown[] = [];
+  const sep = path.includes('?') ? '&' : '?';
+  for (let offset = 0; ; offset += PAGE) {
+    const res = await api.get(`${path}${sep}limit=${PAGE}&offset=${offset}`, token);
+    assert.equal(res.status, 200, res.text);
+    items.push(...(res.body.data as unknown[]));
+    if (offset + PAGE >= res.body.meta.pagination.totalCount) return items;
+  }
+}
+
+/** The unpaged answer, checked against the exact text sendData writes for the paged items. */
+async function assertStreamsAsPaged(api: ApiClient, path: string, token: string, minItems: number): Promise<void> {
+  const expected = await paged(api, path, token);
+  assert.ok(expected.length >= minItems, `${path}: only ${expected.length} items`);
+  const sep = path.includes('?') ? '&' : '?';
+  const first = await api.get(`${path}${sep}limit=1`, token);
+  const res = await api.get(`${path}${sep}limit=-1`, token);
+  assert.equal(res.status, 200, res.text);
+  // A page is written whole (its length known up front); an unpaged list is streamed.
+  assert.ok(first.headers.get('content-length'), `${path}: a page has a Content-Length`);
+  assert.equal(res.headers.get('content-length'), null, `${path}: the unpaged answer is streamed`);
+  const { filterableFields } = first.body.meta;
+  const meta = { apiVersion: '0.0.1', apiEnrollmentVersion: '0.0.1', filterableFields, pagination: { limit: NO_LIMIT_REPORTED, offset: 0, totalCount: first.body.meta.pagination.totalCount } };
+  const whole = JSON.stringify({ data: expected, meta }).replace(`"limit":"${NO_LIMIT_REPORTED}"`, `"limit":${NO_LIMIT_REPORTED}`);
+  assert.equal(res.text, whole);
+}
+
+before(async () => {
+  node = await startTestNode();
+  user = await node.createUser('unpaged-client-user');
+  const schema = { type: 'object', properties: { port: { type: 'integer' } } };
+  ids.configType = await create('/config-types', { name: 'unpaged-type', schema });
+  ids.config = await create('/configs', { name: 'unpaged-config-0', configTypeId: ids.configType, data: { port: 0 } });
+  for (let i = 1; i < SERVICES; i++) await create('/configs', { name: `unpaged-config-${i}`, configTypeId: ids.configType, data: { port: i } });
+  for (let i = 0; i < SERVICES; i++) {
+    services.push(await create('/services', { name: `unpaged-svc-${String(i).padStart(3, '0')}`, encryptionRequired: true, roleAttributes: ['unpaged'], configs: [ids.config] }));
+  }
+  ids.service = services[0];
+  await create('/service-policies', { name: 'unpaged-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${user.id}`], serviceRoles: ['#unpaged'] });
+  const router = await create('/edge-routers', { name: 'unpaged-er', roleAttributes: ['unpaged-er'] });
+  await create('/edge-router-policies', { name: 'unpaged-erp', semantic: 'AnyOf', identityRoles: ['#all'], edgeRouterRoles: ['#unpaged-er'] });
+  await create('/service-edge-router-policies', { name: 'unpaged-serp', semantic: 'AnyOf', serviceRoles: ['#unpaged'], edgeRouterRoles: ['#unpaged-er'] });
+  for (let i = 0; i < 30; i++) {
+    const res = await node.client.post('/sessions', { serviceId: services[i], type: 'Dial' }, user.token);
+    assert.equal(res.status, 201, res.text);
+  }
+  for (let i = 0; i < 30; i++) await create('/terminators', { service: ids.service, router, binding: 'edge', address: `hosted-${i}` });
+  for (let i = 0; i < 30; i++) {
+    const signer = { name: `unpaged-signer-${i}`, certPem: makeSelfSigned(`unpaged-${i}`).certPem, issuer: `https://issuer.example/unpaged-${i}`, audience: 'weft', enabled: i % 3 !== 0 };
+    await create('/external-jwt-signers', signer);
+  }
+});
+after(async () => {
+  await node?.close();
+});
+
+describe('unpaged client API lists', () => {
+  it('GET /services?limit=-1 answers the caller\'s services with their posture queries, as paging does', async () => {
+    await assertStreamsAsPaged(node.client, '/services', user.token, SERVICES);
+  });
+
+  it('GET /services?limit=-1 with configTypes shows the config map, as paging does', async () => {
+    await assertStreamsAsPaged(node.client, '/services?configTypes=all', user.token, SERVICES);
+  });
+
+  it('GET /sessions?limit=-1 answers the caller\'s sessions as paging does', async () => {
+    await assertStreamsAsPaged(node.client, '/sessions', user.token, 30);
+  });
+
+  it('GET /services/{id}/terminators?limit=-1 answers the client view of every terminator', async () => {
+    await assertStreamsAsPaged(node.client, `/services/${ids.service}/terminators`, user.token, 30);
+  });
+
+  it('GET /external-jwt-signers?limit=-1 (no session) answers the enabled signers as paging does', async () => {
+    await assertStreamsAsPaged(node.client, '/external-jwt-signers', '', 15);
+    const res = await node.client.get('/external-jwt-signers?limit=-1');
+    assert.ok((res.body.data as { name: string }[]).every((s) => !s.name.endsWith('-0') && !s.name.endsWith('-3')));
+  });
+
+  it('GET /current-identity/authenticators?limit=-1 answers the caller\'s own', async () => {
+    await assertStreamsAsPaged(node.client, '/current-identity/authenticators', user.token, 1);
+  });
+});
+
+describe('unpaged config related lists', () => {
+  it('GET /config-types/{id}/configs?limit=-1 answers what paging gives', async () => {
+    await assertStreamsAsPaged(node.mgmt, `/config-types/${ids.configType}/configs`, admin(), SERVICES);
+  });
+
+  it('GET /configs/{id}/services?limit=-1 answers what paging gives', async () => {
+    await assertStreamsAsPaged(node.mgmt, `/configs/${ids.config}/services`, admin(), SERVICES);
+  });
+
+  it('GET /services/{id}/configs?limit=-1 answers what paging gives', async () => {
+    await assertStreamsAsPaged(node.mgmt, `/services/${ids.service}/configs`, admin(), 1);
+  });
+
+  it('an invalid filter on an unpaged client list is a 400 before any answer starts', async () => {
+    const res = await node.client.get(`/services?filter=${encodeURIComponent('nope = 1')}&limit=-1`, user.token);
+    assert.equal(res.status, 400, res.text);
+    assert.equal(res.body.error.code, 'INVALID_FILTER');
+  });
+});
