@@ -4,7 +4,7 @@
 
 import { EventEmitter } from 'node:events';
 import { ApiError, toApiError } from '../errors.js';
-import type { ApplyResult, Command, Entity } from '../domain/commands.js';
+import { FENCED, type ApplyResult, type Command, type Entity } from '../domain/commands.js';
 import { RESOURCES } from '../domain/registry.js';
 import type { LogEntry } from '../domain/log-entry.js';
 import { applyCommand } from './apply.js';
@@ -108,7 +108,7 @@ export class Replica {
     const deltas = new Map<string, number>();
     const results: ApplyResult[] = [];
     const countOf = (kind: string) => this.count(kind) + (deltas.get(kind) ?? 0);
-    for (const entry of entries) results.push(isExpired(entry) ? EXPIRED : await this.applyEntry(tx, entry.command, countOf, deltas));
+    for (const entry of entries) results.push(isExpired(entry) ? EXPIRED : entry.command.fence !== undefined ? FENCED_RESULT : await this.applyEntry(tx, entry.command, countOf, deltas));
     this.stageCounts(tx, deltas);
     tx.put(APPLIED_SEQ_KEY, String(entries[entries.length - 1].seq));
     try {
@@ -345,6 +345,13 @@ function deepFreeze<T>(value: T): T {
 function isExpired(entry: LogEntry<Command>): boolean {
   return entry.timeMs !== undefined && entry.command.expires !== undefined && entry.timeMs > Date.parse(entry.command.expires);
 }
+
+/** A fence changes nothing; its refusal tells a proposer whose entry JetStream deduplicated
+ * against it that its delivery was shut out (see Command.fence). */
+const FENCED_RESULT: ApplyResult = {
+  ok: false,
+  error: new ApiError('TIMEOUT', { code: FENCED, message: 'a later delivery of this command shut this one out; its requester no longer waits for it' }).toWire(),
+};
 
 const EXPIRED: ApplyResult = {
   ok: false,
