@@ -168,7 +168,11 @@ export class ClusterNode {
     const outcomes = new CommandOutcomes(replica, barrier);
     const owners = new OwnerWatch(membership);
     return {
-      watchOwner: (shard) => owners.watch(shard),
+      watchOwner: (shard) => {
+        const watch = owners.watch(shard);
+        void watch.gone.then(() => this.log.info('command sent again: its shard owner is gone', { shard, owner: watch.owner }));
+        return watch;
+      },
       handoverMs: HANDOVER_MS,
       appliedSeq: () => replica.appliedSeq,
       waitApplied: (seq) => this.waitApplied(replica, seq),

@@ -10,8 +10,9 @@ export interface WatchedMembers {
   list(): Array<{ id: string }>;
 }
 
-/** One watch: `gone` resolves once the owner is gone; stop() ends the watch (idempotent). */
+/** One watch: `gone` resolves once `owner` is gone; stop() ends the watch (idempotent). */
 export interface OwnerWatchHandle {
+  owner?: string;
   gone: Promise<void>;
   stop(): void;
 }
@@ -33,7 +34,7 @@ export class OwnerWatch {
     this.watches.add(entry);
     this.timer ??= setInterval(() => this.check(), this.pollMs);
     this.timer.unref();
-    return { gone, stop: () => this.end(entry) };
+    return { owner, gone, stop: () => this.end(entry) };
   }
 
   private check(): void {

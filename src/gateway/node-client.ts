@@ -54,7 +54,7 @@ const EARLIER_DELIVERY_STORED = 'EARLIER_DELIVERY_STORED';
 const GONE: unique symbol = Symbol('owner gone');
 
 /** A delivery's reply, or the first delivery's pending reply when it was sent again. */
-type Delivered = { reply: CommandReply } | { resent: Promise<CommandReply> };
+type Delivered = { reply: CommandReply } | { resent: Promise<CommandReply> } | { earlierStored: Promise<CommandReply> };
 const NEVER = new Promise<never>(() => {});
 
 function causeOf(err: unknown): unknown {
@@ -138,6 +138,14 @@ export class NodeClient {
         superseded = delivered.resent;
         continue;
       }
+      if ('earlierStored' in delivered) {
+        // The first delivery's answer, or the log's (a stored success is found at once).
+        const first = delivered.earlierStored.then((reply) => ({ reply }), () => NEVER);
+        const logged = this.opts.recover!(rid, deadline + (this.opts.commandTtlMs ?? 0) + 1_000).then((outcome) => ({ outcome }));
+        const found = await Promise.race([first, logged]);
+        if ('outcome' in found) return this.recovered(body, found.outcome);
+        delivered = found;
+      }
       const reply = delivered.reply;
       if (reply.error) {
         const refusal = fromWire(reply.error);
@@ -156,18 +164,20 @@ export class NodeClient {
    * declared gone meanwhile (it died after NATS handed it the message) is sent again: the new
    * owner fences the first one out of the log before handling it (cluster/command-fences.ts),
    * so its answer is the command's. The first delivery's reply still counts when it proves it
-   * stored the command (seq > 0: the fence then finds its entry and the new owner does nothing),
-   * and when the new owner says so (EARLIER_DELIVERY_STORED).
+   * stored the command (seq > 0: the fence then finds its entry and the new owner does nothing);
+   * when the new owner says the first one stored it (EARLIER_DELIVERY_STORED), that delivery's
+   * answer or the log's outcome is the answer.
    */
   private async deliver(subject: string, msg: Record<string, unknown>, deadline: number, shard: number, superseded?: Promise<CommandReply>): Promise<Delivered> {
     const sending = this.bus.request(subject, msg, { timeoutMs: Math.max(1, deadline - Date.now()) }).then(readCommandReply);
     if (superseded) {
       const stored = superseded.then((reply) => (reply.seq > 0 ? reply : NEVER), () => NEVER);
-      const reply = await Promise.race([sending, stored]).catch(async (err: unknown) => {
-        if (causeOf(err) === EARLIER_DELIVERY_STORED) return superseded;
+      try {
+        return { reply: await Promise.race([sending, stored]) };
+      } catch (err) {
+        if (causeOf(err) === EARLIER_DELIVERY_STORED) return { earlierStored: superseded };
         throw err;
-      });
-      return { reply };
+      }
     }
     const watch = this.opts.watchOwner?.(shard);
     if (!watch) return { reply: await sending };
