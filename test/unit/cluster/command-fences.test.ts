@@ -127,6 +127,30 @@ describe('fencing an earlier delivery (JetStream cluster)', { timeout: 120_000 }
     await fences.fence('rid-3', 2);
     await assert.rejects(deliver('rid-3', 1, createOp('third')), (err: unknown) => causeCode(err) === FENCED);
   });
+  // Last: it kills a server of the cluster.
+  it('jetstream-log - a msg id stays held across a stream leader change', async () => {
+    const { logs } = await setup();
+    const name = `fences-${streams}`;
+    const held = await logs[0].append({ at: 'x', origin: 'before', ops: [] }, { msgId: 'held.0.1' });
+    const jsm = await connections[0].jetstreamManager();
+    const leader = (await jsm.streams.info(name)).cluster?.leader;
+    const index = nats.names.indexOf(String(leader));
+    assert.ok(index >= 0, `the stream has a leader among ${nats.names.join(', ')}: ${leader}`);
+    await nats.killServer(index);
+    // Through a connection to a server that still runs (append retries until a new leader answers).
+    const log = logs[index === 0 ? 1 : 0];
+    assert.equal(await log.append({ at: 'x', origin: 'after', ops: [] }, { msgId: 'held.0.1' }), held);
+    const fresh = await log.append({ at: 'x', origin: 'after', ops: [] }, { msgId: 'fresh.0.1' });
+    assert.equal(fresh, held + 1, 'the held msg id stored nothing');
+    // JetStream API requests may time out while the meta leader moves too: asked again.
+    const nc = index === 0 ? connections[1] : connections[0];
+    let newLeader: string | undefined;
+    for (let tries = 0; newLeader === undefined && tries < 10; tries++) {
+      newLeader = await nc.jetstreamManager({ checkAPI: false }).then((m) => m.streams.info(name)).then((i) => i.cluster?.leader, () => undefined);
+    }
+    assert.notEqual(newLeader, undefined, 'the stream info answers again');
+    assert.notEqual(newLeader, leader, 'the stream has a new leader');
+  });
 });
 
 /** A bus whose first delivery of each command never answers (it reached a node that died) unless
