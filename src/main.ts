@@ -150,7 +150,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   // the same NATS never takes this node's writes.
   const scope: CommandScope = cluster ? 'cluster' : { node: nodeId };
   const barrier = cluster?.barrier(commandLog as JetStreamLog<Command>, replica);
-  const commands = barrier && cluster?.commandOptions(replica, barrier);
+  const commands = barrier && membership && cluster?.commandOptions(replica, barrier, membership);
   const health = new NodeHealth({
     nodeId,
     appliedSeq: () => replica.appliedSeq,
@@ -179,7 +179,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   });
   if (joined?.joined) metrics.snapshotTransfers.inc({ direction: 'received', result: 'ok' });
   const actors = new ActorHost(bus, {
-    mailboxSize: config.mailboxSize, maxInFlight: 10_000, scope, sharded: cluster && { waitApplied: (seq) => cluster.waitApplied(replica, seq) }, onReject: (source) => metrics.rejections.inc({ source }),
+    mailboxSize: config.mailboxSize, maxInFlight: 10_000, scope, sharded: cluster?.shardedHost(commandLog as JetStreamLog<Command>, replica, nodeId), onReject: (source) => metrics.rejections.inc({ source }),
   });
   const registry = membership ? undefined : new NodeRegistry(bus, announcement, { onError: (err) => log.warn('heartbeat failed', { error: err }) });
   const nodes: NodeDirectory = membership ?? registry!;

@@ -2,12 +2,13 @@
 // mailbox of its entity, creating actors on demand and evicting idle stateless ones. A message
 // whose write apply refused as stale is handled again from the start (STALE_WRITE_ATTEMPTS).
 // A sharded (cluster) host first applies the log as far as the requester had (`seen`), and
-// answers with the last sequence the handling appended (CommandReply).
+// answers with the last sequence the handling appended (CommandReply). A command its requester
+// sent again (its first owner was declared gone) is fenced before it is handled.
 
 import type { Bus, Subscription } from '../bus/bus.js';
 import { DEFAULT_SHARD_COUNT, kindWildcard, shardOf, shardSubject, type CommandScope } from '../bus/subjects.js';
 import { commandReply } from '../bus/command-reply.js';
-import { ApiError } from '../errors.js';
+import { ApiError, toApiError } from '../errors.js';
 import { readRequestFields } from '../protocol/v1/command-envelope.js';
 import { invalidMessage } from '../protocol/v1/message-fields.js';
 import { Mailbox } from './mailbox.js';
@@ -48,7 +49,12 @@ export interface ActorHostOptions {
    * cluster) instead of every shard of every family. Messages carry the requester's applied
    * sequence (`seen`), waited for with `waitApplied` before handling, and are answered with a
    * CommandReply. */
-  sharded?: { waitApplied: (seq: number) => Promise<void> };
+  sharded?: {
+    waitApplied: (seq: number) => Promise<void>;
+    /** Shuts the earlier deliveries of a command sent again (`attempt` > 0) out of the log
+     * before it is handled here; throws when one of them stored it first (command-fences.ts). */
+    fence?: (rid: string, attempt: number) => Promise<void>;
+  };
 }
 
 interface Family {
@@ -160,6 +166,15 @@ export class ActorHost {
       // The requester's request saw the log up to `seen`: whatever the handling reads (a name
       // taken, a referenced entity) must be at least that recent.
       await sharded.waitApplied(request.seen ?? 0);
+      if (context.attempt > 0 && context.rid !== undefined) {
+        if (!sharded.fence) throw new ApiError('TIMEOUT', { code: 'OUTCOME_UNKNOWN', message: 'this node cannot take over a command sent again; its outcome is the earlier delivery\'s' });
+        await sharded.fence(context.rid, context.attempt);
+        // From here on this delivery is the command's only one: its refusal is the answer.
+        return withCommandContext(context, () => handleRetryingStale(actor, msg)).then(
+          (answer) => commandReply(answer, context.seq),
+          (err: unknown) => commandReply(undefined, context.seq, toApiError(err).toWire()),
+        );
+      }
       const answer = await withCommandContext(context, () => handleRetryingStale(actor, msg));
       return commandReply(answer, context.seq);
     }).finally(() => this.inFlight--);

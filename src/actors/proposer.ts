@@ -1,12 +1,12 @@
 // Proposes commands: appends them to the log and waits until this node's replica has applied
 // them, so the caller reads its own write. Rejections come back as the apply's ApiError.
 
-import type { Command, Op } from '../domain/commands.js';
+import { commandMsgId, FENCED, type Command, type Op } from '../domain/commands.js';
 import { ApiError, fromWire } from '../errors.js';
 import { LogOutcomeUnknownError, LogUnavailableError } from '../log/jetstream-log.js';
 import type { Log } from '../log/log.js';
 import type { Replica } from '../store/replica.js';
-import { currentCommandContext } from './request-context.js';
+import { currentCommandContext, type CommandContext } from './request-context.js';
 
 export class Proposer {
   constructor(
@@ -20,19 +20,32 @@ export class Proposer {
 
   /** Appends the ops as one atomic command; resolves once applied here, throws if rejected. */
   async propose(ops: Op[], at: string = new Date().toISOString()): Promise<number> {
-    const command: Command = { at, origin: this.nodeId, ops };
+    const context = this.commandTtlMs === undefined ? undefined : currentCommandContext();
+    if (context?.rid === undefined) return this.append({ at, origin: this.nodeId, ops }, context);
+    // One handling's proposals go one after another, so its first entry (the one a fence shuts
+    // out) is settled before any other is appended.
+    const proposing = context.last.then(() => this.append({ at, origin: this.nodeId, ops }, context));
+    context.last = proposing.catch(() => undefined);
+    return proposing;
+  }
+
+  private async append(command: Command, context: CommandContext | undefined): Promise<number> {
+    let msgId: string | undefined;
     if (this.commandTtlMs !== undefined) {
-      const context = currentCommandContext();
       // The requester has given up: proposing now could store a write it was told is unknown.
       if (context?.deadline !== undefined && Date.now() > context.deadline) throw new ApiError('TIMEOUT');
-      if (context?.rid !== undefined) command.rid = context.rid;
+      if (context?.fenced) throw new ApiError('TIMEOUT', { code: FENCED, message: 'a later delivery of this command took it over' });
+      if (context?.rid !== undefined) {
+        command.rid = context.rid;
+        msgId = commandMsgId(context.rid, context.attempt, ++context.proposals);
+      }
       command.expires = new Date(Date.now() + this.commandTtlMs).toISOString();
     }
-    const seq = await this.log.append(command).catch((err) => {
+    const seq = await this.log.append(command, { msgId }).catch((err) => {
       throw appendFailure(err);
     });
     const result = await this.replica.waitFor(seq);
-    const context = currentCommandContext();
+    if (!result.ok && context && (result.error.cause as { code?: unknown } | undefined)?.code === FENCED) context.fenced = true;
     if (context) context.seq = Math.max(context.seq, seq);
     if (!result.ok) throw fromWire(result.error);
     return seq;

@@ -1,7 +1,8 @@
 // The command being handled by an actor, as the proposer needs it: its request id (so the log
 // entry can be found again when the requester lost the answer), the requester's deadline
 // (after which nothing is proposed for it), and the last sequence proposed while handling it
-// (sent back with the answer). Carried with AsyncLocalStorage through the handler.
+// (sent back with the answer), and which delivery of the command this is (the msg ids of its
+// entries; see Command.fence). Carried with AsyncLocalStorage through the handler.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { RequestFields } from '../protocol/v1/command-envelope.js';
@@ -12,15 +13,33 @@ export interface CommandContext {
   rid?: string;
   /** Epoch ms after which the requester no longer waits: nothing is proposed after it. */
   deadline?: number;
+  /** Which delivery of the command this is: 0 the requester's first send, n its n-th re-send
+   * after the shard's owner was declared gone (the re-sent message carries `attempt`). */
+  attempt: number;
   /** The highest log sequence appended while handling the command (0: none). */
   seq: number;
+  /** Proposals made so far (they are numbered from 1 in their msg ids), and the last one:
+   * proposals of one handling are appended one after another. */
+  proposals: number;
+  last: Promise<unknown>;
+  /** A proposal met a fence: a later delivery took the command over; nothing more is proposed. */
+  fenced: boolean;
 }
 
 const storage = new AsyncLocalStorage<CommandContext>();
 
 /** The context of a command whose requester's fields were read (readRequestFields). */
 export function commandContextOf(request: RequestFields): CommandContext {
-  return { rid: request.rid, deadline: request.deadline, seq: 0 };
+  const attempt = request.attempt;
+  return {
+    rid: request.rid,
+    deadline: request.deadline,
+    attempt: attempt !== undefined && Number.isSafeInteger(attempt) && attempt > 0 ? attempt : 0,
+    seq: 0,
+    proposals: 0,
+    last: Promise.resolve(),
+    fenced: false,
+  };
 }
 
 /** Runs `fn` within the command's context. */

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ActorHost } from '../actors/actor-host.js';
+import type { ActorHost, ActorHostOptions } from '../actors/actor-host.js';
 import type { NodeAnnouncement } from '../protocol/v1/node-announcements.js';
 import type { RouterPresence } from '../rpc/router-presence.js';
 import { NatsBus } from '../bus/nats-bus.js';
@@ -21,7 +21,9 @@ import { ClusterJoinError, joinCluster, readClusterMarker, type ClusterCa } from
 import { Membership } from './membership.js';
 import { PresenceExchange } from './presence-exchange.js';
 import { ReadBarrier } from './read-barrier.js';
+import { CommandFences } from './command-fences.js';
 import { CommandOutcomes } from './command-outcomes.js';
+import { OwnerWatch } from './owner-watch.js';
 import type { NodeClientOptions } from '../gateway/node-client.js';
 import { ownedShards } from './shard-map.js';
 import { logStreamName } from './cluster-names.js';
@@ -162,14 +164,30 @@ export class ClusterNode {
   /** How this node's commands behave in the cluster: they wait for a shard owner during a
    * hand-over, tell the owner how far this node has applied the log, wait after their answer
    * until this node applied what the command appended, and recover lost answers. */
-  commandOptions(replica: Replica, barrier: ReadBarrier): NodeClientOptions {
+  commandOptions(replica: Replica, barrier: ReadBarrier, membership: Membership): NodeClientOptions {
     const outcomes = new CommandOutcomes(replica, barrier);
+    const owners = new OwnerWatch(membership);
     return {
+      watchOwner: (shard) => {
+        const watch = owners.watch(shard);
+        void watch.gone.then(() => this.log.info('command sent again: its shard owner is gone', { shard, owner: watch.owner }));
+        return watch;
+      },
       handoverMs: HANDOVER_MS,
       appliedSeq: () => replica.appliedSeq,
       waitApplied: (seq) => this.waitApplied(replica, seq),
       recover: (rid, settledBy) => outcomes.outcome(rid, settledBy),
       commandTtlMs: COMMAND_TTL_MS,
+    };
+  }
+
+  /** What this node's sharded actor host needs of the cluster: waiting for the requester's
+   * `seen`, and fencing the earlier deliveries of a command sent again. */
+  shardedHost(log: JetStreamLog<Command>, replica: Replica, nodeId: string): NonNullable<ActorHostOptions['sharded']> {
+    const fences = new CommandFences({ log, nodeId, resultOf: (seq) => replica.waitFor(seq, APPLY_WAIT_MS) });
+    return {
+      waitApplied: (seq) => this.waitApplied(replica, seq),
+      fence: (rid, attempt) => fences.fence(rid, attempt),
     };
   }
 

@@ -65,6 +65,23 @@ export interface Command {
   /** ISO-8601 time after which the command may no longer be stored (cluster mode): apply
    * refuses it when the log's own timestamp of the entry is later, the same on every node. */
   expires?: string;
+  /** A fence (cluster mode, no ops): the request id whose earlier delivery it shuts out. It is
+   * appended under the msg id of that delivery's first entry (commandMsgId(rid, attempt, 1)), so
+   * JetStream drops the delivery's own first entry for two minutes, and apply refuses it with
+   * FENCED, which a proposer that meets it takes as "stop" (see command-fences.ts). */
+  fence?: string;
+}
+
+/** The error code of a fence's apply result (and so of a proposal that met a fence). */
+export const FENCED = 'FENCED';
+
+/**
+ * The JetStream Nats-Msg-Id of the `n`-th entry (from 1) proposed while handling delivery
+ * `attempt` (0 = the requester's first send) of the command with request id `rid`. Each delivery
+ * proposes its entries one after another, so its first entry precedes all the others.
+ */
+export function commandMsgId(rid: string, attempt: number, n: number): string {
+  return `${rid}.${attempt}.${n}`;
 }
 
 /** What a command does when all it does is API-session bookkeeping: logins create sessions

@@ -3,8 +3,8 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '../bus/bus.js';
-import { readCommandReply } from '../bus/command-reply.js';
-import { DEFAULT_SHARD_COUNT, entitySubject, querySubject, type CommandScope } from '../bus/subjects.js';
+import { readCommandReply, type CommandReply } from '../bus/command-reply.js';
+import { DEFAULT_SHARD_COUNT, entitySubject, querySubject, shardOf, type CommandScope } from '../bus/subjects.js';
 import { resourceOf } from '../domain/registry.js';
 import type { ResourceDecl } from '../domain/resource.js';
 import { ApiError, fromWire, NO_RESPONDERS, type WireError } from '../errors.js';
@@ -43,6 +43,22 @@ export interface NodeClientOptions {
   recover?: (rid: string, settledBy: number) => Promise<RecoveredOutcome>;
   /** Cluster mode: how long after its deadline a command may still be stored (ms). */
   commandTtlMs?: number;
+  /** Cluster mode: watches the node that owns `shard` now; `gone` resolves once it is declared
+   * gone, and the command waiting for it is then sent again (see deliver()). */
+  watchOwner?: (shard: number) => { gone: Promise<void>; stop(): void };
+}
+
+/** What a shard owner answers a command sent again whose first delivery stored it first
+ * (cluster/command-fences.ts; the gateway does not import the cluster). */
+const EARLIER_DELIVERY_STORED = 'EARLIER_DELIVERY_STORED';
+const GONE: unique symbol = Symbol('owner gone');
+
+/** A delivery's reply, or the first delivery's pending reply when it was sent again. */
+type Delivered = { reply: CommandReply } | { resent: Promise<CommandReply> } | { earlierStored: Promise<CommandReply> };
+const NEVER = new Promise<never>(() => {});
+
+function causeOf(err: unknown): unknown {
+  return err instanceof ApiError ? causeCode(err) : undefined;
 }
 
 /** What recovery found: the apply's result, certainly not stored, or unknown. */
@@ -91,31 +107,88 @@ export class NodeClient {
       ? [entitySubject(decl.entity, id, DEFAULT_SHARD_COUNT, this.scope), { ...payload, key: id, op, id }]
       : [entitySubject('catalog', decl.kind, DEFAULT_SHARD_COUNT, this.scope), { ...payload, key: decl.kind, op, id }];
     if (!this.clustered) return this.bus.request(subject, msg) as Promise<T>;
-    return this.commandInCluster(subject, msg) as Promise<T>;
+    return this.commandInCluster(subject, msg, shardOf(decl.actor === 'entity' ? id : decl.kind, DEFAULT_SHARD_COUNT)) as Promise<T>;
   }
 
-  private async commandInCluster(subject: string, body: Record<string, unknown>): Promise<unknown> {
+  private async commandInCluster(subject: string, body: Record<string, unknown>, shard: number): Promise<unknown> {
     const handoverEnds = Date.now() + (this.opts.handoverMs ?? 0);
     const rid = randomUUID();
+    let deadline = 0;
+    /** The first delivery's reply once the command was sent again (see deliver()). */
+    let superseded: Promise<CommandReply> | undefined;
     for (let pause = 20; ; pause = Math.min(pause * 2, 320)) {
-      const deadline = Date.now() + COMMAND_TIMEOUT_MS;
+      // A command sent again keeps its deadline: nothing proposed for it is stored after it.
+      if (!superseded) deadline = Date.now() + COMMAND_TIMEOUT_MS;
+      let delivered: Delivered;
       try {
-        const seen = this.opts.appliedSeq?.() ?? 0;
-        const reply = readCommandReply(await this.bus.request(subject, { ...body, rid, deadline, seen }, { timeoutMs: COMMAND_TIMEOUT_MS }));
-        // The write is done: a wait that fails now (this node fell behind) must not turn its
-        // answer into a failure. The next request's read barrier still waits for the write.
-        if (reply.seq > 0) await this.opts.waitApplied?.(reply.seq).catch(() => undefined);
-        return reply.answer;
+        const msg = { ...body, rid, deadline, seen: this.opts.appliedSeq?.() ?? 0, ...(superseded ? { attempt: 1 } : {}) };
+        delivered = await this.deliver(subject, msg, deadline, shard, superseded);
       } catch (err) {
-        // Nobody serves the shard: nothing was delivered, so asking again is safe.
+        // Nobody serves the shard: this delivery was not made, so asking again is safe.
         if (isNoResponders(err) && Date.now() + pause <= handoverEnds) {
           await new Promise((resolve) => setTimeout(resolve, pause));
           continue;
         }
-        if (!this.opts.recover || !isLostAnswer(err)) throw err;
+        // Once the command was sent again, a failure of the second delivery says nothing of the
+        // first one's: only the log can tell.
+        if (!this.opts.recover || !(superseded || isLostAnswer(err))) throw err;
         return this.recovered(body, await this.opts.recover(rid, deadline + (this.opts.commandTtlMs ?? 0) + 1_000));
       }
+      if ('resent' in delivered) {
+        superseded = delivered.resent;
+        continue;
+      }
+      if ('earlierStored' in delivered) {
+        // The first delivery's answer, or the log's (a stored success is found at once).
+        const first = delivered.earlierStored.then((reply) => ({ reply }), () => NEVER);
+        const logged = this.opts.recover!(rid, deadline + (this.opts.commandTtlMs ?? 0) + 1_000).then((outcome) => ({ outcome }));
+        const found = await Promise.race([first, logged]);
+        if ('outcome' in found) return this.recovered(body, found.outcome);
+        delivered = found;
+      }
+      const reply = delivered.reply;
+      if (reply.error) {
+        const refusal = fromWire(reply.error);
+        if (!this.opts.recover || !isLostAnswer(refusal)) throw refusal;
+        return this.recovered(body, await this.opts.recover(rid, deadline + (this.opts.commandTtlMs ?? 0) + 1_000));
+      }
+      // The write is done: a wait that fails now (this node fell behind) must not turn its
+      // answer into a failure. The next request's read barrier still waits for the write.
+      if (reply.seq > 0) await this.opts.waitApplied?.(reply.seq).catch(() => undefined);
+      return reply.answer;
     }
+  }
+
+  /**
+   * Sends one delivery of a command and waits for its reply. A first delivery whose owner is
+   * declared gone meanwhile (it died after NATS handed it the message) is sent again: the new
+   * owner fences the first one out of the log before handling it (cluster/command-fences.ts),
+   * so its answer is the command's. The first delivery's reply still counts when it proves it
+   * stored the command (seq > 0: the fence then finds its entry and the new owner does nothing);
+   * when the new owner says the first one stored it (EARLIER_DELIVERY_STORED), that delivery's
+   * answer or the log's outcome is the answer.
+   */
+  private async deliver(subject: string, msg: Record<string, unknown>, deadline: number, shard: number, superseded?: Promise<CommandReply>): Promise<Delivered> {
+    const sending = this.bus.request(subject, msg, { timeoutMs: Math.max(1, deadline - Date.now()) }).then(readCommandReply);
+    if (superseded) {
+      const stored = superseded.then((reply) => (reply.seq > 0 ? reply : NEVER), () => NEVER);
+      try {
+        return { reply: await Promise.race([sending, stored]) };
+      } catch (err) {
+        if (causeOf(err) === EARLIER_DELIVERY_STORED) return { earlierStored: superseded };
+        throw err;
+      }
+    }
+    const watch = this.opts.watchOwner?.(shard);
+    if (!watch) return { reply: await sending };
+    try {
+      const first = await Promise.race([sending, watch.gone.then((): typeof GONE => GONE)]);
+      if (first !== GONE) return { reply: first };
+    } finally {
+      watch.stop();
+    }
+    sending.catch(() => undefined);
+    return { resent: sending };
   }
 
   /** The answer of a command whose reply was lost, from its outcome in the log. */

@@ -4,7 +4,7 @@
 
 import { EventEmitter } from 'node:events';
 import { ApiError, toApiError } from '../errors.js';
-import type { ApplyResult, Command, Entity } from '../domain/commands.js';
+import { FENCED, type ApplyResult, type Command, type Entity } from '../domain/commands.js';
 import { RESOURCES, type Kind } from '../domain/registry.js';
 import type { LogEntry } from '../domain/log-entry.js';
 import { applyCommand } from './apply.js';
@@ -31,6 +31,8 @@ import { Transaction, type TxCaches } from './transaction.js';
 
 /** How many recent apply results are kept for proposers that have not collected theirs yet. */
 const RESULTS_KEPT = 20_000;
+/** Fences are appended only for commands sent again after their shard's owner was declared gone. */
+const FENCES_KEPT = 100_000;
 /** Most log entries applied in one store batch. */
 const APPLY_RUN = 256;
 /** Heap bytes of decoded records kept for reads, estimated as RECORD_COST × their JSON length
@@ -49,6 +51,9 @@ export class Replica {
   private readonly counts = new Map<string, number>();
   private readonly results = new Map<number, ApplyResult>();
   private oldestResult: number | undefined;
+  /** Sequences of fences applied since this replica opened (the newest FENCES_KEPT): a proposer
+   * whose append resolved to a fence learns it even when that result is no longer kept. */
+  private readonly fences = new Set<number>();
   private readonly waiters = new Map<number, ((r: ApplyResult) => void)[]>();
   /** Decoded, deep-frozen records by record key; a commit drops every record key it writes. */
   private readonly records = new Map<string, { record: Entity; bytes: number }>();
@@ -108,7 +113,7 @@ export class Replica {
     const deltas = new Map<string, number>();
     const results: ApplyResult[] = [];
     const countOf = (kind: string) => this.count(kind) + (deltas.get(kind) ?? 0);
-    for (const entry of entries) results.push(isExpired(entry) ? EXPIRED : await this.applyEntry(tx, entry.command, countOf, deltas));
+    for (const entry of entries) results.push(isExpired(entry) ? EXPIRED : entry.command.fence !== undefined ? FENCED_RESULT : await this.applyEntry(tx, entry.command, countOf, deltas));
     this.stageCounts(tx, deltas);
     tx.put(APPLIED_SEQ_KEY, String(entries[entries.length - 1].seq));
     try {
@@ -182,6 +187,10 @@ export class Replica {
 
   private settle(seq: number, result: ApplyResult): void {
     this.results.set(seq, result);
+    if (result === FENCED_RESULT) {
+      this.fences.add(seq);
+      if (this.fences.size > FENCES_KEPT) this.fences.delete(this.fences.values().next().value!);
+    }
     // Results are settled in seq order, so the oldest kept is the lowest seq (found by counting:
     // asking a Map that keeps losing its first entries for its first key scans what it lost).
     this.oldestResult ??= seq;
@@ -196,7 +205,7 @@ export class Replica {
   waitFor(seq: number, timeoutMs = 10_000): Promise<ApplyResult> {
     const known = this.results.get(seq);
     if (known) return Promise.resolve(known);
-    if (seq <= this.applied) return Promise.resolve({ ok: true });
+    if (seq <= this.applied) return Promise.resolve(this.fences.has(seq) ? FENCED_RESULT : { ok: true });
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new ApiError('TIMEOUT')), timeoutMs);
       const list = this.waiters.get(seq) ?? [];
@@ -345,6 +354,13 @@ function deepFreeze<T>(value: T): T {
 function isExpired(entry: LogEntry<Command>): boolean {
   return entry.timeMs !== undefined && entry.command.expires !== undefined && entry.timeMs > Date.parse(entry.command.expires);
 }
+
+/** A fence changes nothing; its refusal tells a proposer whose entry JetStream deduplicated
+ * against it that its delivery was shut out (see Command.fence). */
+const FENCED_RESULT: ApplyResult = {
+  ok: false,
+  error: new ApiError('TIMEOUT', { code: FENCED, message: 'a later delivery of this command shut this one out; its requester no longer waits for it' }).toWire(),
+};
 
 const EXPIRED: ApplyResult = {
   ok: false,

@@ -1,6 +1,6 @@
 // What every command on an entity subject (`weft.v1.<kind>.<shard>`) carries besides its op:
-// the actor key, the entity id, and the requester's request id, deadline and applied sequence
-// (cluster mode). The CRUD commands every actor family serves are declared here once.
+// the actor key, the entity id, and the requester's request id, deadline, applied sequence and
+// re-send count (cluster mode). The CRUD commands every actor family serves are declared here once.
 
 import { optNum, optStr, str, type Fields } from './message-fields.js';
 
@@ -17,6 +17,9 @@ export type CommandEnvelope = {
   /** Cluster mode: how far the requester's node had applied the log (the owner applies at
    * least that far before handling; see ActorHost). */
   seen?: number;
+  /** Cluster mode: the n-th re-send of the command (absent on the first send), after the owner
+   * it first reached was declared gone; the owner fences the earlier deliveries first. */
+  attempt?: number;
 };
 
 /** The CRUD commands of every actor family; `body` is the request body, validated by the
@@ -28,11 +31,11 @@ export type CrudCommand =
   | { op: 'delete' };
 
 /** The requester's fields of a command: what the actor host needs before any handler runs. */
-export type RequestFields = Pick<CommandEnvelope, 'rid' | 'deadline' | 'seen'>;
+export type RequestFields = Pick<CommandEnvelope, 'rid' | 'deadline' | 'seen' | 'attempt'>;
 
-/** Reads the requester's fields of a received command (the only reader of rid, deadline, seen). */
+/** Reads the requester's fields of a received command (the only reader of rid, deadline, seen, attempt). */
 export function readRequestFields(m: Fields): RequestFields {
-  return { rid: optStr(m, 'rid'), deadline: optNum(m, 'deadline'), seen: optNum(m, 'seen') };
+  return { rid: optStr(m, 'rid'), deadline: optNum(m, 'deadline'), seen: optNum(m, 'seen'), attempt: optNum(m, 'attempt') };
 }
 
 /** Reads the envelope fields of a received command. */

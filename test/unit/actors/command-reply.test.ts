@@ -49,18 +49,25 @@ interface Setup {
   client: NodeClient;
   /** Held when set: the owner's wait for `seen` does not end before it opens. */
   hold?: Promise<void>;
+  /** Fences asked for (rid, attempt), and what the next one does. */
+  fences: Array<[string, number]>;
+  fenceFails?: ApiError;
 }
 
 async function setup(): Promise<Setup> {
   const { replica, proposer, close } = await memoryStore({ nodeId: 'owner', commandTtlMs: 8_000 });
   const bus = new MemoryBus();
-  const s = { bus, replica, handled: [] as string[], ownerWaits: [] as number[], requesterWaits: [] as number[] } as Setup;
+  const s = { bus, replica, handled: [] as string[], ownerWaits: [] as number[], requesterWaits: [] as number[], fences: [] } as unknown as Setup;
   const host = new ActorHost(bus, {
     mailboxSize: 8,
     sharded: {
       waitApplied: async (seq) => {
         s.ownerWaits.push(seq);
         await s.hold;
+      },
+      fence: async (rid, attempt) => {
+        s.fences.push([rid, attempt]);
+        if (s.fenceFails) throw s.fenceFails;
       },
     },
   });
@@ -121,6 +128,24 @@ describe('cluster command replies', () => {
     });
     assert.deepEqual(s.handled, []);
     assert.deepEqual(s.ownerWaits, []);
+  });
+
+  it('fences the earlier deliveries of a command sent again before handling it, and carries its refusal in the reply', async () => {
+    const s = await setup();
+    const subject = entitySubject('identity', 'i1');
+    const ok = await s.bus.request(subject, { key: 'i1', op: 'write', name: 'again', rid: 'r1', attempt: 1, seen: 0 });
+    assert.deepEqual(s.fences, [['r1', 1]]);
+    assert.deepEqual((ok as { answer: unknown }).answer, { handled: 'write' });
+    const refused = await s.bus.request(subject, { key: 'i1', op: 'write', name: 'again', rid: 'r2', attempt: 1, seen: 0 }) as { error?: { code: string } };
+    assert.equal(refused.error?.code, 'COULD_NOT_VALIDATE', 'the duplicate name is refused in the reply, not as a bus error');
+  });
+
+  it('does not handle a command sent again whose fence found an earlier delivery\'s entry', async () => {
+    const s = await setup();
+    s.fenceFails = new ApiError('TIMEOUT', { code: 'EARLIER_DELIVERY_STORED', message: 'stored before' });
+    await assert.rejects(s.bus.request(entitySubject('identity', 'i1'), { key: 'i1', op: 'write', name: 'x', rid: 'r3', attempt: 1, seen: 0 }), (err: unknown) =>
+      err instanceof ApiError && (err.apiCause as { code?: string }).code === 'EARLIER_DELIVERY_STORED');
+    assert.deepEqual(s.handled, []);
   });
 
   it('refuses a reply that is not a command reply', async () => {
