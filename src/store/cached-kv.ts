@@ -19,7 +19,8 @@ import { releaseDecodedLeaves } from './packed-leaf.js';
 const MIB = 1024 * 1024;
 /** The default memory budget (`--cache-mb`). */
 export const DEFAULT_CACHE_MB = 512;
-const LOAD_CHUNK = 10_000;
+// Entries loaded between two turns of the event loop (about 10 ms of work: requests wait no longer).
+const LOAD_CHUNK = 4_000;
 /** The key families mirrored in the counted tree (a key `c␀…` with c in this set). */
 const TREE_FAMILIES = new Set(['i', 'm', 'n', 'u']);
 /** Heap bytes a tree entry is taken to cost before the tree is measured (it is, once loaded). */
@@ -33,6 +34,9 @@ export interface CachedKvOptions {
   /** The memory budget in bytes (default DEFAULT_CACHE_MB MiB): a quarter for LevelDB's block
    * cache, five eighths for the index tree, an eighth for the values read from disk. */
   cacheBytes?: number;
+  /** Build the index tree only when startWarming() is called (a node starts it once it serves,
+   * so the build does not take the CPU start-up needs); by default open() starts it. */
+  deferWarming?: boolean;
 }
 
 /** How the budget is shared (see CachedKvOptions.cacheBytes). */
@@ -63,6 +67,7 @@ export class CachedKv implements KvStore {
   /** Tree writes made while the tree is being built, replayed into it before it is used. */
   private journal: KvOp[][] | undefined;
   private warming: Promise<void> | undefined;
+  private readonly deferWarming: boolean;
   private readonly values: ByteLru;
   /** Every write not yet on disk, by key (the latest of each): reads see it first. */
   private overlay = new Map<string, Pending>();
@@ -82,6 +87,7 @@ export class CachedKv implements KvStore {
     this.shares = budgetShares(opts.cacheBytes ?? DEFAULT_CACHE_MB * MIB);
     this.disk = new LevelKv({ path: opts.path, cacheSize: Math.max(8 * MIB, this.shares.blockCache) });
     this.values = new ByteLru(this.shares.values);
+    this.deferWarming = opts.deferWarming === true;
   }
 
   /** Opens LevelDB and starts building the index tree; until it is warm every read is served
@@ -93,14 +99,22 @@ export class CachedKv implements KvStore {
     this.tree = new MemoryKv({ packed: true });
     await this.tree.open();
     this.journal = [];
-    this.warming = this.build().catch((err) => {
+    this.warming = undefined;
+    if (!this.deferWarming) this.startWarming();
+  }
+
+  /** Starts building the index tree in the background (once; open() does it unless deferred). */
+  startWarming(): void {
+    this.assertOpen();
+    this.warming ??= this.build().catch((err) => {
       this.failure = err instanceof Error ? err : new Error(String(err));
     });
   }
 
   /** Resolves when the index tree is built (or dropped as over budget): tests and benchmarks
-   * wait for it. */
+   * wait for it. Starts the build if it was deferred and not started yet. */
   async whenWarm(): Promise<void> {
+    if (this.isOpen) this.startWarming();
     await this.warming;
     if (this.failure) throw this.failure;
   }
