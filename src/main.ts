@@ -206,7 +206,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   }
   await actors.register('catalog', (kind) => createCatalogActor(kind, deps));
   const queries = new QueryHandler(replica, sessions, nodes, presence);
-  const snapshots = new SnapshotTaker({ kv: replica.kv, dir: join(dataDir, 'snapshots'), log });
+  const snapshots = new SnapshotTaker({ kv: replica.kv, replicaDir: join(dataDir, 'replica'), flush: () => kv.flush(), dir: join(dataDir, 'snapshots'), log });
   const integrity = new IntegrityRunner({ replica, proposer, backup: () => snapshots.take(true), log });
   const ops = new OpsHandler({ replica, integrity, snapshots, traces });
   queries.delegate('ops', (msg) => ops.handle(msg));
