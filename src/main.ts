@@ -120,7 +120,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   // does not share the CPU with a build that grows with the data.
   const kv = new CachedKv({ path: join(dataDir, 'replica'), cacheBytes: config.cacheMb * 1024 * 1024, deferWarming: true });
   await kv.open();
-  const replica = new Replica(kv);
+  const replica = new Replica(kv, { recordCacheBytes: kv.shares.records });
   await replica.open();
   const announcement = { id: nodeId, baseUrl, ctrlAddress: null, certPem: tls.certPem, fingerprint: certFingerprint(tls.certPem), startedAt };
   // In a cluster, a node id that is live elsewhere is refused before this node writes anything.

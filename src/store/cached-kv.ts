@@ -14,7 +14,7 @@ import type { KvSnapshot } from './kv-snapshot.js';
 import { LevelKv } from './level-kv.js';
 import type { KvOp, KvRange, KvStore } from './kv.js';
 import { MemoryKv } from './memory-kv.js';
-import { releaseDecodedLeaves } from './packed-leaf.js';
+import { LeafRing } from './packed-leaf.js';
 
 const MIB = 1024 * 1024;
 /** The default memory budget (`--cache-mb`). */
@@ -31,17 +31,28 @@ const LRU_OVERHEAD = 96;
 /** Options for {@link CachedKv}. */
 export interface CachedKvOptions {
   path: string;
-  /** The memory budget in bytes (default DEFAULT_CACHE_MB MiB): a quarter for LevelDB's block
-   * cache, five eighths for the index tree, an eighth for the values read from disk. */
+  /** The memory budget in bytes (default DEFAULT_CACHE_MB MiB), shared as budgetShares() says. */
   cacheBytes?: number;
   /** Build the index tree only when startWarming() is called (a node starts it once it serves,
    * so the build does not take the CPU start-up needs); by default open() starts it. */
   deferWarming?: boolean;
 }
 
-/** How the budget is shared (see CachedKvOptions.cacheBytes). */
-export function budgetShares(cacheBytes: number): { blockCache: number; tree: number; values: number } {
-  return { blockCache: Math.floor(cacheBytes / 4), tree: Math.floor((cacheBytes * 5) / 8), values: Math.floor(cacheBytes / 8) };
+/** How the one memory budget (`--cache-mb`) is shared by everything the replica keeps:
+ * LevelDB's block cache a quarter, the packed index tree half, the leaves of the tree decoded
+ * for use a sixteenth, the raw values read from disk a sixteenth, and the replica's decoded
+ * records an eighth. The shares add up to the budget. */
+export interface BudgetShares {
+  blockCache: number;
+  tree: number;
+  decodedLeaves: number;
+  values: number;
+  records: number;
+}
+
+export function budgetShares(cacheBytes: number): BudgetShares {
+  const part = (n: number, d: number) => Math.floor((cacheBytes * n) / d);
+  return { blockCache: part(1, 4), tree: part(1, 2), decodedLeaves: part(1, 16), values: part(1, 16), records: part(1, 8) };
 }
 
 /** True for a key the tree mirrors. */
@@ -57,7 +68,10 @@ interface Pending {
 
 export class CachedKv implements KvStore {
   private readonly disk: LevelKv;
-  private readonly shares: { blockCache: number; tree: number; values: number };
+  /** The budget's shares (the replica sizes its record cache from `records`). */
+  readonly shares: BudgetShares;
+  /** Bounds the tree's decoded leaves to their share. */
+  readonly leafRing: LeafRing;
   /** The index tree; undefined when it was dropped (over budget) or is not built yet. */
   private tree: MemoryKv | undefined;
   /** True once the tree holds every key of its families: its ranges are read from it. */
@@ -87,6 +101,7 @@ export class CachedKv implements KvStore {
     this.shares = budgetShares(opts.cacheBytes ?? DEFAULT_CACHE_MB * MIB);
     this.disk = new LevelKv({ path: opts.path, cacheSize: Math.max(8 * MIB, this.shares.blockCache) });
     this.values = new ByteLru(this.shares.values);
+    this.leafRing = LeafRing.forBytes(this.shares.decodedLeaves);
     this.deferWarming = opts.deferWarming === true;
   }
 
@@ -96,7 +111,7 @@ export class CachedKv implements KvStore {
     await this.disk.open();
     this.isOpen = true;
     this.warm = false;
-    this.tree = new MemoryKv({ packed: true });
+    this.tree = new MemoryKv({ packed: true, ring: this.leafRing });
     await this.tree.open();
     this.journal = [];
     this.warming = undefined;
@@ -117,6 +132,11 @@ export class CachedKv implements KvStore {
     if (this.isOpen) this.startWarming();
     await this.warming;
     if (this.failure) throw this.failure;
+  }
+
+  /** Estimated heap bytes of the raw values kept (within shares.values). */
+  get valueCacheBytes(): number {
+    return this.values.size;
   }
 
   /** True while the index tree serves index reads (false before it is built or once dropped). */
@@ -154,7 +174,7 @@ export class CachedKv implements KvStore {
   /** Gives up the tree: index reads are served from LevelDB from now on. */
   private dropTree(): void {
     this.tree = undefined;
-    releaseDecodedLeaves();
+    this.leafRing.releaseAll();
     this.journal = undefined;
     this.warm = false;
   }
@@ -431,6 +451,11 @@ class ByteLru {
       this.map.delete(old);
       this.bytes -= old.length + oldValue.length + LRU_OVERHEAD;
     }
+  }
+
+  /** Estimated heap bytes kept. */
+  get size(): number {
+    return this.bytes;
   }
 
   delete(key: string): void {
