@@ -11,7 +11,7 @@ import { costCurve } from './scenarios/cost-curve.js';
 import { memoryScale } from './scenarios/memory.js';
 import { postureEvents } from './scenarios/posture.js';
 import { readBarrier } from './scenarios/read-barrier.js';
-import { joinLarge } from './scenarios/snapshot-join.js';
+import { joinHuge, joinLarge } from './scenarios/snapshot-join.js';
 import { stallLarge } from './scenarios/stall.js';
 import { accessLarge, listLarge, loginsVsReads, sizeRatio, startLarge } from './scenarios/scale.js';
 import { createIdentity, getIdentity, getIdentityNats } from './scenarios/throughput.js';
@@ -28,6 +28,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'start-100k': startLarge,
   'stall-100k': stallLarge,
   'join-100k': joinLarge,
+  'join-1m': joinHuge,
   posture: postureEvents,
   certificates: certificateIssuance,
   'cost-curve': costCurve,

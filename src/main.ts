@@ -115,14 +115,11 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
 
   // A new node, or one whose log position was trimmed, starts from a ready peer's snapshot.
   const joined = cluster && await prepareReplica({ nc: cluster.bus.connection, clusterName: config.clusterName, nodeId, replicaDir: join(dataDir, 'replica'), tls, log });
-  const kv = new CachedKv({ path: join(dataDir, 'replica'), cacheBytes: config.cacheMb * 1024 * 1024 });
+  // The index tree is built once the node serves (reads go to LevelDB until then): start-up
+  // does not share the CPU with a build that grows with the data.
+  const kv = new CachedKv({ path: join(dataDir, 'replica'), cacheBytes: config.cacheMb * 1024 * 1024, deferWarming: true });
   await kv.open();
-  const warming = performance.now();
-  kv.whenWarm().then(
-    () => log.info('replica cached in memory', { ms: Math.round(performance.now() - warming), indexInMemory: kv.indexInMemory }),
-    (err) => log.error('replica cache failed; writes are refused', { error: err }),
-  );
-  const replica = new Replica(kv);
+  const replica = new Replica(kv, { recordCacheBytes: kv.shares.records });
   await replica.open();
   const announcement = { id: nodeId, baseUrl, ctrlAddress: null, certPem: tls.certPem, fingerprint: certFingerprint(tls.certPem), startedAt };
   // In a cluster, a node id that is live elsewhere is refused before this node writes anything.
@@ -209,7 +206,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   }
   await actors.register('catalog', (kind) => createCatalogActor(kind, deps));
   const queries = new QueryHandler(replica, sessions, nodes, presence);
-  const snapshots = new SnapshotTaker({ kv: replica.kv, dir: join(dataDir, 'snapshots'), log });
+  const snapshots = new SnapshotTaker({ kv: replica.kv, replicaDir: join(dataDir, 'replica'), flush: () => kv.flush(), dir: join(dataDir, 'snapshots'), log });
   const integrity = new IntegrityRunner({ replica, proposer, backup: () => snapshots.take(true), log });
   const ops = new OpsHandler({ replica, integrity, snapshots, traces });
   queries.delegate('ops', (msg) => ops.handle(msg));
@@ -282,6 +279,11 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   await registry?.start();
   stopShards = cluster && membership ? await cluster.startMember(membership, actors, replica, nodeId, presence) : undefined;
   health.start();
+  const warming = performance.now();
+  kv.whenWarm().then(
+    () => log.info('replica cached in memory', { ms: Math.round(performance.now() - warming), indexInMemory: kv.indexInMemory }),
+    (err) => log.error('replica cache failed; writes are refused', { error: err }),
+  );
 
   let closing: Promise<void> | undefined;
   // Every step runs even when an earlier one fails (e.g. shard subscriptions that cannot be

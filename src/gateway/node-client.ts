@@ -87,8 +87,8 @@ export class NodeClient {
   }
 
   /** A read answered from this node's replica (see QueryRequest for the messages). */
-  query<M extends AnyQuery>(msg: M): Promise<QueryReply<M>> {
-    return this.bus.request(this.querySubject, msg) as Promise<QueryReply<M>>;
+  query<M extends AnyQuery>(msg: M, opts?: { timeoutMs?: number }): Promise<QueryReply<M>> {
+    return this.bus.request(this.querySubject, msg, opts) as Promise<QueryReply<M>>;
   }
 
   /** A read whose answer is wanted as JSON text, to be written into a response unparsed. */

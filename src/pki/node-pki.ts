@@ -1,6 +1,7 @@
 // The node's own PKI: a self-signed root CA and a TLS server certificate, created on first
 // start under <dir> and reloaded unchanged afterwards; plus loading operator-supplied TLS files.
-import { generateKeyPairSync, randomBytes, createPrivateKey, X509Certificate } from 'node:crypto';
+import { generateKeyPair, generateKeyPairSync, randomBytes, createPrivateKey, sign, X509Certificate } from 'node:crypto';
+import { promisify } from 'node:util';
 import { mkdir, chmod, readFile, writeFile, rename, access } from 'node:fs/promises';
 import { join } from 'node:path';
 import forge from 'node-forge';
@@ -66,15 +67,19 @@ export async function ensureNodePki(opts: NodePkiOptions): Promise<NodePki> {
   const paths = pkiPaths(opts.dir);
   await mkdir(opts.dir, { recursive: true, mode: DIR_MODE });
   await chmod(opts.dir, DIR_MODE);
+  const haveServer = await allExist([paths.certPath, paths.keyPath]);
+  // A first start makes its keys on libuv's threads, the server's and the CA's at once.
+  const serverPair = haveServer ? undefined : newKeyPairAsync();
+  serverPair?.catch(() => undefined);
   const ca = (await allExist([paths.caPath, paths.caKeyPath]))
     ? await loadPair(paths.caPath, paths.caKeyPath)
-    : await storeCa(paths, opts.ca ?? generateCa());
+    : await storeCa(paths, opts.ca ?? caFromPair(await newKeyPairAsync()));
   if (opts.ca && opts.ca.certPem.trim() !== ca.certPem.trim()) {
     throw new Error(`the CA in ${paths.caPath} is not the cluster's CA: this data directory belongs to another cluster`);
   }
-  const server = (await allExist([paths.certPath, paths.keyPath]))
-    ? await loadPair(paths.certPath, paths.keyPath)
-    : await createServer(paths, ca, opts);
+  const server = serverPair
+    ? await createServer(paths, ca, opts, await serverPair)
+    : await loadPair(paths.certPath, paths.keyPath);
   return {
     caCertPem: ca.certPem,
     caKeyPem: ca.keyPem,
@@ -93,7 +98,11 @@ export async function loadTlsFiles(certPath: string, keyPath: string): Promise<T
 
 /** A new self-signed root CA, in memory. */
 export function generateCa(): TlsFiles {
-  const pair = newKeyPair();
+  return caFromPair(newKeyPair());
+}
+
+/** A self-signed root CA certificate for a key pair. */
+function caFromPair(pair: KeyPairPem): TlsFiles {
   const cert = newCertificate(pair, CA_YEARS);
   const subject = [
     { name: 'commonName', value: 'Weft Controller Root CA' },
@@ -106,7 +115,7 @@ export function generateCa(): TlsFiles {
     { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
     { name: 'subjectKeyIdentifier' },
   ]);
-  cert.sign(forge.pki.privateKeyFromPem(pair.privateKeyPem), forge.md.sha256.create());
+  signCertificate(cert, pair.privateKeyPem);
   return { certPem: forge.pki.certificateToPem(cert), keyPem: pair.privateKeyPem };
 }
 
@@ -116,11 +125,10 @@ async function storeCa(paths: PkiPaths, ca: TlsFiles): Promise<TlsFiles> {
   return ca;
 }
 
-async function createServer(paths: PkiPaths, ca: TlsFiles, opts: NodePkiOptions): Promise<TlsFiles> {
+async function createServer(paths: PkiPaths, ca: TlsFiles, opts: NodePkiOptions, pair: KeyPairPem): Promise<TlsFiles> {
   const commonName = opts.hostnames[0] ?? opts.ips[0];
   if (commonName === undefined) throw new Error('ensureNodePki: at least one hostname or IP is required');
   const caCert = forge.pki.certificateFromPem(ca.certPem);
-  const pair = newKeyPair();
   const cert = newCertificate(pair, SERVER_YEARS);
   cert.setSubject([{ name: 'commonName', value: commonName }]);
   cert.setIssuer(caCert.subject.attributes);
@@ -132,7 +140,7 @@ async function createServer(paths: PkiPaths, ca: TlsFiles, opts: NodePkiOptions)
     { name: 'subjectKeyIdentifier' },
     { name: 'authorityKeyIdentifier', keyIdentifier: caCert.generateSubjectKeyIdentifier().getBytes() },
   ]);
-  cert.sign(forge.pki.privateKeyFromPem(ca.keyPem), forge.md.sha256.create());
+  signCertificate(cert, ca.keyPem);
   const result = { certPem: forge.pki.certificateToPem(cert), keyPem: pair.privateKeyPem };
   await writeOwnerOnly(paths.keyPath, result.keyPem);
   await writeOwnerOnly(paths.certPath, result.certPem);
@@ -145,13 +153,32 @@ function altNames(opts: NodePkiOptions): Array<{ type: number; value?: string; i
   return [...dns, ...ips];
 }
 
+const KEY_OPTIONS = {
+  modulusLength: 2048,
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+} as const;
+
 function newKeyPair(): KeyPairPem {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  });
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', KEY_OPTIONS);
   return { privateKeyPem: privateKey, publicKeyPem: publicKey };
+}
+
+/** A new key pair made on a libuv thread (the event loop goes on meanwhile). */
+async function newKeyPairAsync(): Promise<KeyPairPem> {
+  const { privateKey, publicKey } = await promisify(generateKeyPair)('rsa', KEY_OPTIONS);
+  return { privateKeyPem: privateKey, publicKeyPem: publicKey };
+}
+
+/** Signs the certificate (SHA-256 with RSA) with Node's crypto: node-forge's own RSA in
+ * JavaScript took a quarter of a second a signature. */
+function signCertificate(cert: forge.pki.Certificate, keyPem: string): void {
+  cert.signatureOid = cert.siginfo.algorithmOid = forge.pki.oids.sha256WithRSAEncryption!;
+  // getTBSCertificate is node-forge's, missing from its type declarations.
+  const tbsAsn1 = (forge.pki as unknown as { getTBSCertificate(c: forge.pki.Certificate): forge.asn1.Asn1 }).getTBSCertificate(cert);
+  (cert as unknown as { tbsCertificate: forge.asn1.Asn1 }).tbsCertificate = tbsAsn1;
+  const tbs = Buffer.from(forge.asn1.toDer(tbsAsn1).getBytes(), 'binary');
+  cert.signature = sign('sha256', tbs, keyPem).toString('binary');
 }
 
 /** A certificate shell: public key, serial and validity; subject, issuer and extensions come later. */

@@ -14,12 +14,13 @@ import type { KvSnapshot } from './kv-snapshot.js';
 import { LevelKv } from './level-kv.js';
 import type { KvOp, KvRange, KvStore } from './kv.js';
 import { MemoryKv } from './memory-kv.js';
-import { releaseDecodedLeaves } from './packed-leaf.js';
+import { LeafRing } from './packed-leaf.js';
 
 const MIB = 1024 * 1024;
 /** The default memory budget (`--cache-mb`). */
 export const DEFAULT_CACHE_MB = 512;
-const LOAD_CHUNK = 10_000;
+// Entries loaded between two turns of the event loop (about 10 ms of work: requests wait no longer).
+const LOAD_CHUNK = 4_000;
 /** The key families mirrored in the counted tree (a key `c␀…` with c in this set). */
 const TREE_FAMILIES = new Set(['i', 'm', 'n', 'u']);
 /** Heap bytes a tree entry is taken to cost before the tree is measured (it is, once loaded). */
@@ -30,14 +31,28 @@ const LRU_OVERHEAD = 96;
 /** Options for {@link CachedKv}. */
 export interface CachedKvOptions {
   path: string;
-  /** The memory budget in bytes (default DEFAULT_CACHE_MB MiB): a quarter for LevelDB's block
-   * cache, five eighths for the index tree, an eighth for the values read from disk. */
+  /** The memory budget in bytes (default DEFAULT_CACHE_MB MiB), shared as budgetShares() says. */
   cacheBytes?: number;
+  /** Build the index tree only when startWarming() is called (a node starts it once it serves,
+   * so the build does not take the CPU start-up needs); by default open() starts it. */
+  deferWarming?: boolean;
 }
 
-/** How the budget is shared (see CachedKvOptions.cacheBytes). */
-export function budgetShares(cacheBytes: number): { blockCache: number; tree: number; values: number } {
-  return { blockCache: Math.floor(cacheBytes / 4), tree: Math.floor((cacheBytes * 5) / 8), values: Math.floor(cacheBytes / 8) };
+/** How the one memory budget (`--cache-mb`) is shared by everything the replica keeps:
+ * LevelDB's block cache a quarter, the packed index tree half, the leaves of the tree decoded
+ * for use a sixteenth, the raw values read from disk a sixteenth, and the replica's decoded
+ * records an eighth. The shares add up to the budget. */
+export interface BudgetShares {
+  blockCache: number;
+  tree: number;
+  decodedLeaves: number;
+  values: number;
+  records: number;
+}
+
+export function budgetShares(cacheBytes: number): BudgetShares {
+  const part = (n: number, d: number) => Math.floor((cacheBytes * n) / d);
+  return { blockCache: part(1, 4), tree: part(1, 2), decodedLeaves: part(1, 16), values: part(1, 16), records: part(1, 8) };
 }
 
 /** True for a key the tree mirrors. */
@@ -53,7 +68,10 @@ interface Pending {
 
 export class CachedKv implements KvStore {
   private readonly disk: LevelKv;
-  private readonly shares: { blockCache: number; tree: number; values: number };
+  /** The budget's shares (the replica sizes its record cache from `records`). */
+  readonly shares: BudgetShares;
+  /** Bounds the tree's decoded leaves to their share. */
+  readonly leafRing: LeafRing;
   /** The index tree; undefined when it was dropped (over budget) or is not built yet. */
   private tree: MemoryKv | undefined;
   /** True once the tree holds every key of its families: its ranges are read from it. */
@@ -63,6 +81,7 @@ export class CachedKv implements KvStore {
   /** Tree writes made while the tree is being built, replayed into it before it is used. */
   private journal: KvOp[][] | undefined;
   private warming: Promise<void> | undefined;
+  private readonly deferWarming: boolean;
   private readonly values: ByteLru;
   /** Every write not yet on disk, by key (the latest of each): reads see it first. */
   private overlay = new Map<string, Pending>();
@@ -82,6 +101,8 @@ export class CachedKv implements KvStore {
     this.shares = budgetShares(opts.cacheBytes ?? DEFAULT_CACHE_MB * MIB);
     this.disk = new LevelKv({ path: opts.path, cacheSize: Math.max(8 * MIB, this.shares.blockCache) });
     this.values = new ByteLru(this.shares.values);
+    this.leafRing = LeafRing.forBytes(this.shares.decodedLeaves);
+    this.deferWarming = opts.deferWarming === true;
   }
 
   /** Opens LevelDB and starts building the index tree; until it is warm every read is served
@@ -90,19 +111,32 @@ export class CachedKv implements KvStore {
     await this.disk.open();
     this.isOpen = true;
     this.warm = false;
-    this.tree = new MemoryKv({ packed: true });
+    this.tree = new MemoryKv({ packed: true, ring: this.leafRing });
     await this.tree.open();
     this.journal = [];
-    this.warming = this.build().catch((err) => {
+    this.warming = undefined;
+    if (!this.deferWarming) this.startWarming();
+  }
+
+  /** Starts building the index tree in the background (once; open() does it unless deferred). */
+  startWarming(): void {
+    this.assertOpen();
+    this.warming ??= this.build().catch((err) => {
       this.failure = err instanceof Error ? err : new Error(String(err));
     });
   }
 
   /** Resolves when the index tree is built (or dropped as over budget): tests and benchmarks
-   * wait for it. */
+   * wait for it. Starts the build if it was deferred and not started yet. */
   async whenWarm(): Promise<void> {
+    if (this.isOpen) this.startWarming();
     await this.warming;
     if (this.failure) throw this.failure;
+  }
+
+  /** Estimated heap bytes of the raw values kept (within shares.values). */
+  get valueCacheBytes(): number {
+    return this.values.size;
   }
 
   /** True while the index tree serves index reads (false before it is built or once dropped). */
@@ -140,7 +174,7 @@ export class CachedKv implements KvStore {
   /** Gives up the tree: index reads are served from LevelDB from now on. */
   private dropTree(): void {
     this.tree = undefined;
-    releaseDecodedLeaves();
+    this.leafRing.releaseAll();
     this.journal = undefined;
     this.warm = false;
   }
@@ -431,6 +465,11 @@ class ByteLru {
       this.map.delete(old);
       this.bytes -= old.length + oldValue.length + LRU_OVERHEAD;
     }
+  }
+
+  /** Estimated heap bytes kept. */
+  get size(): number {
+    return this.bytes;
   }
 
   delete(key: string): void {

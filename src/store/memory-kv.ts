@@ -8,7 +8,7 @@ import { assertValidOps, nativeOrderExact } from './compare-utf8.js';
 import type { KvOp, KvRange, KvStore } from './kv.js';
 import type { KvSnapshot } from './kv-snapshot.js';
 import { findIn, scanAsync, snapshotView } from './btree-snapshot.js';
-import { PackedLeaf } from './packed-leaf.js';
+import { PackedLeaf, type LeafRing } from './packed-leaf.js';
 import { createTreeBuilder, sizeOf } from './btree-builder.js';
 
 /** Most keys (or children) per node before it splits; fewer than MIN_FILL triggers a merge. */
@@ -19,11 +19,14 @@ const MIN_FILL = 16;
 export interface MemoryKvOptions {
   /** Leaves kept packed (PackedLeaf): compact, each read of a leaf not recently used decodes it. */
   packed?: boolean;
+  /** The ring that bounds the decoded leaves of a packed tree (default: the process's). */
+  ring?: LeafRing;
 }
 
 /** The in-memory KvStore. Data survives close()/open() of the same instance, not the process. */
 export class MemoryKv implements KvStore {
   readonly #packed: boolean;
+  readonly #ring: LeafRing | undefined;
   #root: BTreeNode;
   /** Nodes with this generation may be mutated in place; older ones belong to a snapshot. */
   #gen = 0;
@@ -32,12 +35,13 @@ export class MemoryKv implements KvStore {
 
   constructor(opts: MemoryKvOptions = {}) {
     this.#packed = opts.packed === true;
+    this.#ring = opts.ring;
     this.#root = this.#leaf(0, [], []);
   }
 
   /** A new leaf (packed or plain) owning the arrays given. */
   #leaf(gen: number, keys: string[], vals: string[], encodeNow = false): Leaf {
-    if (this.#packed) return new PackedLeaf(gen, keys, vals, encodeNow);
+    if (this.#packed) return new PackedLeaf(gen, keys, vals, encodeNow, this.#ring);
     return { gen, keys, vals, kids: null, size: keys.length };
   }
 

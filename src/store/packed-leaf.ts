@@ -9,10 +9,56 @@
 // it written through `touch()` before mutating); a leaf frozen in a snapshot is never mutated, so
 // decoding it again always gives the same arrays' contents.
 
-/** Decoded leaves kept at once (each a few dozen keys): bounds the decoded memory. */
+/** Decoded leaves a ring keeps by default (each a few dozen keys): bounds the decoded memory. */
 const RING_SIZE = 1_024;
-const ring: (PackedLeaf | undefined)[] = new Array(RING_SIZE);
-let ringAt = 0;
+/** Heap bytes a decoded leaf is taken to cost: up to 64 keys and values of ~40 characters, as
+ * strings of their own (header, characters) in two arrays. A budget's share for decoded leaves
+ * divided by this is its ring's size. */
+export const DECODED_LEAF_BYTES = 64 * 2 * (40 + 32);
+
+/** The leaves whose arrays are decoded, at most `capacity`: the oldest decoded is packed again
+ * when another is decoded. A store's ring is sized from its memory budget; trees made without
+ * one share the process's default ring. */
+export class LeafRing {
+  readonly capacity: number;
+  readonly #slots: (PackedLeaf | undefined)[];
+  #at = 0;
+
+  constructor(capacity = RING_SIZE) {
+    this.capacity = Math.max(1, Math.floor(capacity));
+    this.#slots = new Array(this.capacity);
+  }
+
+  /** A ring sized to hold about `bytes` of decoded leaves. */
+  static forBytes(bytes: number): LeafRing {
+    return new LeafRing(Math.max(16, Math.floor(bytes / DECODED_LEAF_BYTES)));
+  }
+
+  /** Leaves decoded now (at most capacity). */
+  get decoded(): number {
+    let n = 0;
+    for (const leaf of this.#slots) if (leaf?.isDecoded) n++;
+    return n;
+  }
+
+  /** Adds a leaf with decoded arrays, releasing the leaf it replaces. */
+  enter(leaf: PackedLeaf): void {
+    const old = this.#slots[this.#at];
+    this.#slots[this.#at] = leaf;
+    this.#at = (this.#at + 1) % this.capacity;
+    if (old !== undefined && old !== leaf) old.release();
+  }
+
+  /** Releases every decoded leaf. */
+  releaseAll(): void {
+    for (let i = 0; i < this.capacity; i++) {
+      this.#slots[i]?.release();
+      this.#slots[i] = undefined;
+    }
+  }
+}
+
+const defaultRing = new LeafRing();
 
 /** Heap bytes a packed leaf costs beyond its string's characters (object, string header, the
  * parent's slot and its copy of the first key's header). */
@@ -26,11 +72,13 @@ export class PackedLeaf {
   #keys: string[] | undefined;
   #vals: string[] | undefined;
   #written = false;
+  readonly #ring: LeafRing;
 
   /** A leaf of sorted keys and their values; `encodeNow` packs at once (bulk loads), otherwise
    * the arrays are kept decoded (and written) until the ring pushes the leaf out. */
-  constructor(gen: number, keys: string[], vals: string[], encodeNow = false) {
+  constructor(gen: number, keys: string[], vals: string[], encodeNow = false, ring: LeafRing = defaultRing) {
     this.gen = gen;
+    this.#ring = ring;
     this.size = keys.length;
     if (encodeNow) {
       this.#packed = encode(keys, vals);
@@ -39,7 +87,12 @@ export class PackedLeaf {
     this.#keys = keys;
     this.#vals = vals;
     this.#written = true;
-    enter(this);
+    ring.enter(this);
+  }
+
+  /** True while the arrays are decoded. */
+  get isDecoded(): boolean {
+    return this.#keys !== undefined;
   }
 
   get keys(): string[] {
@@ -89,24 +142,13 @@ export class PackedLeaf {
     const [keys, vals] = decode(this.#packed);
     this.#keys = keys;
     this.#vals = vals;
-    enter(this);
+    this.#ring.enter(this);
   }
 }
 
-/** Adds a leaf with decoded arrays to the ring, releasing the leaf it replaces. */
-function enter(leaf: PackedLeaf): void {
-  const old = ring[ringAt];
-  ring[ringAt] = leaf;
-  ringAt = (ringAt + 1) % RING_SIZE;
-  if (old !== undefined && old !== leaf) old.release();
-}
-
-/** Releases every decoded leaf (tests; and a store that drops its tree). */
+/** Releases every decoded leaf of the default ring (tests; trees made without a ring). */
 export function releaseDecodedLeaves(): void {
-  for (let i = 0; i < RING_SIZE; i++) {
-    ring[i]?.release();
-    ring[i] = undefined;
-  }
+  defaultRing.releaseAll();
 }
 
 const TWO_BYTE = /[^\x00-\xff]/;

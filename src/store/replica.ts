@@ -35,8 +35,9 @@ const RESULTS_KEPT = 20_000;
 const FENCES_KEPT = 100_000;
 /** Most log entries applied in one store batch. */
 const APPLY_RUN = 256;
-/** Heap bytes of decoded records kept for reads, estimated as RECORD_COST × their JSON length
- * (when over, the eighth decoded first is dropped). */
+/** Heap bytes of decoded records kept for reads by default, estimated as RECORD_COST × their
+ * JSON length (when over, the eighth decoded first is dropped); a node sizes it from its memory
+ * budget (budgetShares().records). */
 const RECORDS_CACHED_BYTES = 96 * 1024 * 1024;
 const RECORD_COST = 4;
 
@@ -74,8 +75,16 @@ export class Replica {
    * cannot apply stops serving rather than diverging from its peers. */
   failOnStoreError = false;
 
-  constructor(readonly kv: KvStore) {
+  private readonly recordCacheLimit: number;
+
+  constructor(readonly kv: KvStore, opts: { recordCacheBytes?: number } = {}) {
     this.events.setMaxListeners(100);
+    this.recordCacheLimit = opts.recordCacheBytes ?? RECORDS_CACHED_BYTES;
+  }
+
+  /** Estimated heap bytes of the decoded records kept (at most the limit given). */
+  get recordCacheBytes(): number {
+    return this.recordBytes;
   }
 
   /** Reads the applied sequence and the counts; upgrades an older data format first. */
@@ -252,8 +261,9 @@ export class Replica {
     const record = deepFreeze(JSON.parse(raw) as Entity);
     if (epoch !== this.epoch || this.committing > 0) return record;
     const bytes = RECORD_COST * (key.length + raw.length);
-    if (this.recordBytes + bytes > RECORDS_CACHED_BYTES) this.dropOldestRecords(this.records.size / 8);
+    if (bytes > this.recordCacheLimit / 16) return record;
     this.forgetRecord(key);
+    while (this.records.size > 0 && this.recordBytes + bytes > this.recordCacheLimit) this.dropOldestRecords(Math.max(1, this.records.size / 8));
     this.records.set(key, { record, bytes });
     this.recordBytes += bytes;
     return record;

@@ -14,8 +14,10 @@ export interface SnapshotInfo {
   path: string;
   /** The last log sequence applied to the copy: a restored node replays from here. */
   appliedSeq: number;
-  /** Keys copied. */
-  keys: number;
+  /** Keys copied (when copied key by key). */
+  keys?: number;
+  /** Bytes of the files written (when a checkpoint of the files). */
+  bytes?: number;
 }
 
 const BATCH = 1000;

@@ -154,3 +154,30 @@ test('cached-kv - a warm batch of 300,000 ops is written behind whole, with the 
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('cached-kv - a deferred tree is built only when asked; writes made before it are in it', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'weft-cached-kv-'));
+  try {
+    const first = new CachedKv({ path: join(dir, 'db') });
+    await first.open();
+    await first.batch(Array.from({ length: 5_000 }, (_, i) => ({ type: 'put' as const, key: `i\x00k\x00${String(i).padStart(5, '0')}`, value: '' })), { sync: true });
+    await first.close();
+    const kv = new CachedKv({ path: join(dir, 'db'), deferWarming: true });
+    await kv.open();
+    // Served from LevelDB until the build is started, writes included.
+    await kv.batch([{ type: 'del', key: 'i\x00k\x0000010' }, { type: 'put', key: 'i\x00k\x0000010x', value: 'v' }]);
+    await new Promise((resume) => setImmediate(resume));
+    assert.equal(kv.indexInMemory, false);
+    const range = { gte: 'i\x00k\x00', lt: 'i\x00k\x01' };
+    assert.equal(await kv.countKeys(range), 5_000);
+    kv.startWarming();
+    await kv.whenWarm();
+    assert.equal(kv.indexInMemory, true);
+    assert.equal(await kv.countKeys(range), 5_000);
+    assert.equal(await kv.get('i\x00k\x0000010'), undefined);
+    assert.equal(await kv.get('i\x00k\x0000010x'), 'v');
+    await kv.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -9,6 +9,9 @@ import { requireAdmin } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
 
 const ZERO_TIME = '0001-01-01T00:00:00.000Z';
+/** How long POST /database/snapshot waits for the copy: it answers once the snapshot is
+ * written, as upstream does, and a million identities take longer than a read's 10 s. */
+export const SNAPSHOT_TIMEOUT_MS = 30 * 60_000;
 
 export function addOpsRoutes(router: Router, node: NodeClient): void {
   const startIntegrity = (fix: boolean) => async (ctx: Context) => {
@@ -28,7 +31,7 @@ export function addOpsRoutes(router: Router, node: NodeClient): void {
   });
   router.post('/database/snapshot', async (ctx) => {
     requireAdmin(ctx);
-    sendData(ctx, await node.query({ op: 'ops.snapshot' }));
+    sendData(ctx, await node.query({ op: 'ops.snapshot' }, { timeoutMs: SNAPSHOT_TIMEOUT_MS }));
   });
   router.put('/identities/:id/trace', async (ctx) => {
     requireAdmin(ctx);
