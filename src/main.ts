@@ -19,7 +19,7 @@ import { RouterPresence } from './rpc/router-presence.js';
 import type { Bus } from './bus/bus.js';
 import { MemoryBus } from './bus/memory-bus.js';
 import { NatsBus } from './bus/nats-bus.js';
-import { eventSubject, querySubject, type CommandScope } from './bus/subjects.js';
+import { querySubject, scopedEventSubject, type CommandScope } from './bus/subjects.js';
 import { ConfigError, helpText, isEntryPoint, loadConfig, splitAddress, type Config } from './config.js';
 import type { Command } from './domain/commands.js';
 import { RESOURCES } from './domain/registry.js';
@@ -145,7 +145,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   // A cluster's actors serve the shards this node owns of the cluster-wide command subjects; an
   // embedded node's log is its own, so its actors serve node-scoped subjects: another node on
   // the same NATS never takes this node's writes.
-  const scope: CommandScope = cluster ? 'cluster' : { node: nodeId };
+  const scope: CommandScope = cluster ? { cluster: config.clusterName } : { node: nodeId };
   const barrier = cluster?.barrier(commandLog as JetStreamLog<Command>, replica);
   const commands = barrier && membership && cluster?.commandOptions(replica, barrier, membership);
   const health = new NodeHealth({
@@ -186,7 +186,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     clock: hooks.clock,
     timers: hooks.timers,
     tell: (identityId, msg) => client.identity(msg.op, identityId),
-    publishRevocation: (event) => void bus.publish(eventSubject('posture.revocations'), event).catch((err) => log.warn('revocation publish failed', { error: err })),
+    publishRevocation: (event) => void bus.publish(scopedEventSubject(scope, 'posture.revocations'), event).catch((err) => log.warn('revocation publish failed', { error: err })),
     observer: {
       count: (type, result, n = 1) => metrics.postureEvents.inc({ type, result }, n),
       isTraced: (identityId) => traces.isTraced(identityId, TRACE_POSTURE) !== undefined,
@@ -254,7 +254,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   handle = app.callback();
 
   if (cluster) await removeLeftCheckpoints(dataDir);
-  const postureStreams = await startPostureStreams({ replica, bus, client, presence, posture, pool, caPem: tls.caPem, log });
+  const postureStreams = await startPostureStreams({ replica, bus, client, presence, posture, pool, caPem: tls.caPem, log, scope });
   const grpc = await GrpcServer.start({
     listen: config.grpcListen,
     tls: { certPem: tls.certPem, keyPem: tls.keyPem, caPem: tls.caPem },

@@ -6,7 +6,7 @@ import { PostureReevaluator } from './actors/posture/posture-reevaluator.js';
 import type { PostureRuntime } from './actors/posture/posture-runtime.js';
 import type { RouterPresence } from './rpc/router-presence.js';
 import type { Bus } from './bus/bus.js';
-import { eventSubject } from './bus/subjects.js';
+import { scopedEventSubject, type CommandScope } from './bus/subjects.js';
 import type { Command } from './domain/commands.js';
 import type { NodeClient } from './gateway/node-client.js';
 import type { Logger } from './logger.js';
@@ -29,6 +29,8 @@ export async function startPostureStreams(opts: {
   pool: WorkerPool;
   caPem: string;
   log: Logger;
+  /** Whose revocations the streams hear: this cluster's (or this node's). */
+  scope: CommandScope;
 }) {
   const { replica, bus, client, log } = opts;
   const reevaluator = new PostureReevaluator({ replica, pool: opts.pool, runtime: opts.posture, onError: (err) => log.warn('posture re-evaluation failed', { error: err }) });
@@ -42,7 +44,7 @@ export async function startPostureStreams(opts: {
       }),
     onError: (err) => log.warn('posture stream failed', { error: err }),
   });
-  const revocations = await bus.subscribe(eventSubject('posture.revocations'), (msg) => service.notify(msg as Revocation));
+  const revocations = await bus.subscribe(scopedEventSubject(opts.scope, 'posture.revocations'), (msg) => service.notify(msg as Revocation));
   const onApplied = (event: { command: Command }) => {
     const ids = changedRouterIds(event.command.ops);
     if (ids.length > 0) service.recheck(ids).catch((err) => log.warn('router stream re-check failed', { error: err }));

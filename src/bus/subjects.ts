@@ -1,4 +1,4 @@
-// Bus subject naming: the ONLY place subjects are built (weft.v1.<kind>.<shard>, queries, events),
+// Bus subject naming: the ONLY place subjects are built (commands, queries, events),
 // the stable id → shard hash, and the subject grammar check shared by the bus implementations.
 // Ids never enter a subject raw: entity ids are hashed to a shard, node ids are token-encoded.
 
@@ -11,30 +11,37 @@ export const SUBJECT_PREFIX = 'weft.v1';
 export const DEFAULT_SHARD_COUNT = 64;
 
 /** Kinds that would collide with the non-entity subject families. */
-const RESERVED_KINDS = new Set(['query', 'events', 'node', 'log']);
+const RESERVED_KINDS = new Set(['query', 'events', 'node', 'cluster', 'log']);
 
 /** A plain token: safe in any subject position, never a wildcard. */
 const PLAIN_TOKEN = /^[A-Za-z0-9_-]+$/;
 
 /**
- * Where commands are served. `cluster` (the default) = `weft.v1.<kind>.<shard>`, one owner for
- * the whole cluster; a node whose log is its own (the local log) serves its actors under
- * `weft.v1.node.<node>.<kind>.<shard>` so that two nodes on one NATS never take each other's
- * commands.
+ * Where commands are served. A cluster's nodes serve `weft.v1.cluster.<name>.<kind>.<shard>`,
+ * one owner for the whole cluster; a node whose log is its own (the local log) serves its actors
+ * under `weft.v1.node.<node>.<kind>.<shard>`. Either way, two clusters or two nodes on one NATS
+ * system never take each other's commands.
  */
-export type CommandScope = { node: string } | 'cluster';
+export type CommandScope = { node: string } | { cluster: string };
+
+/** The scope of a cluster named as the configuration's default (`weft`). */
+export const DEFAULT_CLUSTER_SCOPE: CommandScope = { cluster: 'weft' };
 
 function commandPrefix(scope: CommandScope): string {
-  return scope === 'cluster' ? SUBJECT_PREFIX : `${SUBJECT_PREFIX}.node.${idToken(scope.node)}`;
+  if ('cluster' in scope) {
+    if (!PLAIN_TOKEN.test(scope.cluster)) throw new Error(`invalid cluster name ${JSON.stringify(scope.cluster)}: one [A-Za-z0-9_-] token`);
+    return `${SUBJECT_PREFIX}.cluster.${scope.cluster}`;
+  }
+  return `${SUBJECT_PREFIX}.node.${idToken(scope.node)}`;
 }
 
-/** Subject of the commands for one entity: `weft.v1.<kind>.<shard>` (see CommandScope). */
-export function entitySubject(kind: string, entityId: string, shardCount: number = DEFAULT_SHARD_COUNT, scope: CommandScope = 'cluster'): string {
+/** Subject of the commands for one entity: `<scope>.<kind>.<shard>` (see CommandScope). */
+export function entitySubject(kind: string, entityId: string, shardCount: number = DEFAULT_SHARD_COUNT, scope: CommandScope = DEFAULT_CLUSTER_SCOPE): string {
   return `${commandPrefix(scope)}.${checkKind(kind)}.${shardOf(entityId, shardCount)}`;
 }
 
-/** Subject of one shard of a kind: `weft.v1.<kind>.<shard>` (what a shard's owner serves). */
-export function shardSubject(kind: string, shard: number, scope: CommandScope = 'cluster'): string {
+/** Subject of one shard of a kind: `<scope>.<kind>.<shard>` (what a shard's owner serves). */
+export function shardSubject(kind: string, shard: number, scope: CommandScope = DEFAULT_CLUSTER_SCOPE): string {
   return `${commandPrefix(scope)}.${checkKind(kind)}.${shard}`;
 }
 
@@ -44,9 +51,15 @@ export function logSubject(clusterName: string): string {
   return `${SUBJECT_PREFIX}.log.${clusterName}`;
 }
 
-/** Matches every shard of a kind: `weft.v1.<kind>.*` (what an actor host serves). */
-export function kindWildcard(kind: string, scope: CommandScope = 'cluster'): string {
+/** Matches every shard of a kind: `<scope>.<kind>.*` (what an actor host serves). */
+export function kindWildcard(kind: string, scope: CommandScope = DEFAULT_CLUSTER_SCOPE): string {
   return `${commandPrefix(scope)}.${checkKind(kind)}.*`;
+}
+
+/** Subject of an event topic within a scope: `<scope>.events.<topic>`, heard only by the nodes
+ * of that cluster (or that one node); a topic is dot-separated plain tokens. */
+export function scopedEventSubject(scope: CommandScope, topic: string): string {
+  return `${commandPrefix(scope)}.${eventSubject(topic).slice(SUBJECT_PREFIX.length + 1)}`;
 }
 
 /** Subject of one node's query handler: `weft.v1.query.<node>`; unsafe ids are encoded. */

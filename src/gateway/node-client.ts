@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '../bus/bus.js';
 import { readCommandReply, type CommandReply } from '../bus/command-reply.js';
-import { DEFAULT_SHARD_COUNT, entitySubject, querySubject, shardOf, type CommandScope } from '../bus/subjects.js';
+import { DEFAULT_CLUSTER_SCOPE, DEFAULT_SHARD_COUNT, entitySubject, querySubject, shardOf, type CommandScope } from '../bus/subjects.js';
 import { resourceOf } from '../domain/registry.js';
 import type { ResourceDecl } from '../domain/resource.js';
 import { ApiError, fromWire, NO_RESPONDERS, type WireError } from '../errors.js';
@@ -75,7 +75,7 @@ export class NodeClient {
   constructor(
     private readonly bus: Bus,
     nodeId: string,
-    private readonly scope: CommandScope = 'cluster',
+    private readonly scope: CommandScope = DEFAULT_CLUSTER_SCOPE,
     private readonly opts: NodeClientOptions = {},
   ) {
     this.querySubject = querySubject(nodeId);

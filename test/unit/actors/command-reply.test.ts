@@ -10,7 +10,7 @@ import { afterEach, describe, it } from 'node:test';
 import { ActorHost, type Actor, type ActorMessage } from '../../../src/actors/actor-host.js';
 import { Proposer } from '../../../src/actors/proposer.js';
 import { MemoryBus } from '../../../src/bus/memory-bus.js';
-import { DEFAULT_SHARD_COUNT, entitySubject } from '../../../src/bus/subjects.js';
+import { DEFAULT_CLUSTER_SCOPE, DEFAULT_SHARD_COUNT, entitySubject } from '../../../src/bus/subjects.js';
 import { resourceOf } from '../../../src/domain/registry.js';
 import { ApiError } from '../../../src/errors.js';
 import { NodeClient } from '../../../src/gateway/node-client.js';
@@ -73,7 +73,7 @@ async function setup(): Promise<Setup> {
   });
   await host.register('identity', () => new Writer(proposer, s.handled));
   await host.serveShards(new Set(Array.from({ length: DEFAULT_SHARD_COUNT }, (_, i) => i)));
-  s.client = new NodeClient(bus, 'requester', 'cluster', {
+  s.client = new NodeClient(bus, 'requester', DEFAULT_CLUSTER_SCOPE, {
     appliedSeq: () => replica.appliedSeq,
     waitApplied: async (seq) => {
       s.requesterWaits.push(seq);
@@ -119,7 +119,7 @@ describe('cluster command replies', () => {
 
   it('refuses a command whose request id is not a string, before handling it (INVALID_MESSAGE)', async () => {
     const s = await setup();
-    const subject = entitySubject('identity', 'i1', DEFAULT_SHARD_COUNT, 'cluster');
+    const subject = entitySubject('identity', 'i1', DEFAULT_SHARD_COUNT, DEFAULT_CLUSTER_SCOPE);
     await assert.rejects(s.bus.request(subject, { op: 'write', key: 'i1', name: 'x', rid: 7 }), (err: unknown) => {
       assert.ok(err instanceof ApiError);
       assert.equal(err.code, 'INVALID_MESSAGE');
@@ -154,7 +154,7 @@ describe('cluster command replies', () => {
     const subject = entitySubject('identity', 'i1');
     const sub = await bus.serve(subject, async () => ({ id: 'i1' }));
     open.push(() => sub.unsubscribe());
-    const client = new NodeClient(bus, 'requester', 'cluster', { recover: async () => 'none' });
+    const client = new NodeClient(bus, 'requester', DEFAULT_CLUSTER_SCOPE, { recover: async () => 'none' });
     await assert.rejects(client.command(resourceOf('identities'), 'create', 'i1'), (err: unknown) => {
       assert.ok(err instanceof ApiError);
       assert.equal((err.apiCause as { code?: string }).code, 'MALFORMED_REPLY');

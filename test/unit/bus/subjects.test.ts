@@ -9,6 +9,7 @@ import {
   isValidSubject,
   kindWildcard,
   querySubject,
+  scopedEventSubject,
   shardOf,
 } from '../../../src/bus/subjects.js';
 
@@ -42,18 +43,18 @@ test('shardOf rejects an invalid shard count', () => {
   for (const n of [0, -1, 1.5, Number.NaN, 70_000]) assert.throws(() => shardOf('x', n));
 });
 
-test('entitySubject is weft.v1.<kind>.<shard> and never contains the id', () => {
-  assert.equal(entitySubject('identity', 'abc'), `weft.v1.identity.${shardOf('abc')}`);
-  assert.equal(entitySubject('edge-router', 'abc', 8), `weft.v1.edge-router.${shardOf('abc', 8)}`);
+test('entitySubject is weft.v1.cluster.<cluster>.<kind>.<shard> and never contains the id', () => {
+  assert.equal(entitySubject('identity', 'abc'), `weft.v1.cluster.weft.identity.${shardOf('abc')}`);
+  assert.equal(entitySubject('edge-router', 'abc', 8, { cluster: 'alpha' }), `weft.v1.cluster.alpha.edge-router.${shardOf('abc', 8)}`);
   for (const id of NASTY_IDS) {
     const subject = entitySubject('service', id);
-    assert.match(subject, /^weft\.v1\.service\.\d+$/);
+    assert.match(subject, /^weft\.v1\.cluster\.weft\.service\.\d+$/);
     assert.ok(isValidSubject(subject, false), subject);
   }
 });
 
 test('kindWildcard matches every shard of one kind', () => {
-  assert.equal(kindWildcard('identity'), 'weft.v1.identity.*');
+  assert.equal(kindWildcard('identity'), 'weft.v1.cluster.weft.identity.*');
   assert.ok(isValidSubject(kindWildcard('identity'), true));
 });
 
@@ -99,4 +100,13 @@ test('isValidSubject follows the NATS grammar', () => {
   assert.ok(!isValidSubject('a..c', true));
   assert.ok(!isValidSubject('', true));
   assert.ok(!isValidSubject('a b', true));
+});
+
+test('two clusters, or two embedded nodes, on one NATS system never share a command or revocation subject', () => {
+  const scopes = [{ cluster: 'alpha' }, { cluster: 'beta' }, { node: 'alpha' }, { node: 'n-2' }];
+  const subjects = scopes.map((scope) => [kindWildcard('identity', scope), scopedEventSubject(scope, 'posture.revocations')]);
+  assert.equal(new Set(subjects.flat()).size, subjects.flat().length, JSON.stringify(subjects));
+  assert.equal(scopedEventSubject({ cluster: 'alpha' }, 'posture.revocations'), 'weft.v1.cluster.alpha.events.posture.revocations');
+  assert.throws(() => kindWildcard('identity', { cluster: 'a.b' }), /cluster name/);
+  assert.throws(() => entitySubject('cluster', 'x'), /reserved|kind/);
 });

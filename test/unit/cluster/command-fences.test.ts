@@ -20,6 +20,7 @@ import { MemoryKv } from '../../../src/store/memory-kv.js';
 import { Replica } from '../../../src/store/replica.js';
 import { record } from '../../support/memory-store.js';
 import { startNatsCluster, type NatsClusterHandle } from '../../support/nats-cluster.js';
+import { DEFAULT_CLUSTER_SCOPE } from '../../../src/bus/subjects.js';
 
 function causeCode(err: unknown): unknown {
   return err instanceof ApiError ? (err.apiCause as { code?: unknown } | undefined)?.code : undefined;
@@ -177,7 +178,7 @@ describe('NodeClient in a cluster: a command sent again', () => {
 
   it('sends it again with the same request id and deadline once the owner is gone, and answers the second delivery\'s reply', async () => {
     const { bus, sent } = splitBus(async () => commandReply({ id: 'new-id' }, 0));
-    const client = new NodeClient(bus, 'n1', 'cluster', { watchOwner: goneAtOnce, recover: async () => assert.fail('no recovery') });
+    const client = new NodeClient(bus, 'n1', DEFAULT_CLUSTER_SCOPE, { watchOwner: goneAtOnce, recover: async () => assert.fail('no recovery') });
     assert.deepEqual(await client.command(identities, 'create', 'new-id', { body: {} }), { id: 'new-id' });
     assert.equal(sent.length, 2);
     assert.equal(sent[1].attempt, 1);
@@ -187,7 +188,7 @@ describe('NodeClient in a cluster: a command sent again', () => {
 
   it('takes a refusal made after the fence as the answer, without asking the log', async () => {
     const { bus } = splitBus(async () => commandReply(undefined, 0, new ApiError('COULD_NOT_VALIDATE', { field: 'name', value: 'x', reason: 'taken' }).toWire()));
-    const client = new NodeClient(bus, 'n1', 'cluster', { watchOwner: goneAtOnce, recover: async () => assert.fail('no recovery') });
+    const client = new NodeClient(bus, 'n1', DEFAULT_CLUSTER_SCOPE, { watchOwner: goneAtOnce, recover: async () => assert.fail('no recovery') });
     await assert.rejects(client.command(identities, 'create', 'x', { body: {} }), (err: unknown) => err instanceof ApiError && err.code === 'COULD_NOT_VALIDATE');
   });
 
@@ -197,7 +198,7 @@ describe('NodeClient in a cluster: a command sent again', () => {
       throw new ApiError('TIMEOUT', { code: EARLIER_DELIVERY_STORED, message: 'stored before' });
     });
     // The log is asked too, but does not know yet.
-    const client = new NodeClient(split.bus, 'n1', 'cluster', { watchOwner: goneAtOnce, recover: () => new Promise(() => {}) });
+    const client = new NodeClient(split.bus, 'n1', DEFAULT_CLUSTER_SCOPE, { watchOwner: goneAtOnce, recover: () => new Promise(() => {}) });
     assert.deepEqual(await client.command(identities, 'patch', 'x', { body: {} }), { first: true });
   });
 
@@ -205,14 +206,14 @@ describe('NodeClient in a cluster: a command sent again', () => {
     const split = splitBus(async () => {
       throw new ApiError('TIMEOUT', { code: EARLIER_DELIVERY_STORED, message: 'stored before' });
     });
-    const client = new NodeClient(split.bus, 'n1', 'cluster', { watchOwner: goneAtOnce, recover: async (): Promise<RecoveredOutcome> => ({ ok: true }) });
+    const client = new NodeClient(split.bus, 'n1', DEFAULT_CLUSTER_SCOPE, { watchOwner: goneAtOnce, recover: async (): Promise<RecoveredOutcome> => ({ ok: true }) });
     assert.deepEqual(await client.command(identities, 'create', 'made-by-first', { body: {} }), { id: 'made-by-first' });
   });
 
   it('does not take a first delivery\'s reply that stored nothing once the command was sent again', async () => {
     let answerSecond!: (reply: unknown) => void;
     const split = splitBus(() => new Promise((resolve) => (answerSecond = resolve)));
-    const client = new NodeClient(split.bus, 'n1', 'cluster', { watchOwner: goneAtOnce, recover: async () => assert.fail('no recovery') });
+    const client = new NodeClient(split.bus, 'n1', DEFAULT_CLUSTER_SCOPE, { watchOwner: goneAtOnce, recover: async () => assert.fail('no recovery') });
     const answer = client.command(identities, 'patch', 'x', { body: {} });
     await new Promise((resolve) => setImmediate(resolve));
     split.answerFirst(commandReply('first, stored nothing', 0));
@@ -226,7 +227,7 @@ describe('NodeClient in a cluster: a command sent again', () => {
       throw new ApiError('SERVICE_UNAVAILABLE', { code: 'CATCHING_UP', message: 'behind' });
     });
     let asked = 0;
-    const client = new NodeClient(bus, 'n1', 'cluster', { watchOwner: goneAtOnce, recover: async (): Promise<RecoveredOutcome> => (asked++, { ok: true }) });
+    const client = new NodeClient(bus, 'n1', DEFAULT_CLUSTER_SCOPE, { watchOwner: goneAtOnce, recover: async (): Promise<RecoveredOutcome> => (asked++, { ok: true }) });
     assert.equal(await client.command(identities, 'patch', 'x', { body: {} }), undefined);
     assert.equal(asked, 1);
   });

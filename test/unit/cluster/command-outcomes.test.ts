@@ -12,6 +12,7 @@ import { NodeClient, type RecoveredOutcome } from '../../../src/gateway/node-cli
 import { MemoryKv } from '../../../src/store/memory-kv.js';
 import { Replica } from '../../../src/store/replica.js';
 import { record } from '../../support/memory-store.js';
+import { DEFAULT_CLUSTER_SCOPE } from '../../../src/bus/subjects.js';
 
 async function replica(): Promise<Replica> {
   const kv = new MemoryKv();
@@ -85,25 +86,25 @@ describe('NodeClient in a cluster: a lost answer', () => {
   it('answers a stored create with its id, found by the request id it sent', async () => {
     const bus = losingBus();
     let asked: string | undefined;
-    const client = new NodeClient(bus, 'n1', 'cluster', { recover: async (rid): Promise<RecoveredOutcome> => ((asked = rid), { ok: true }) });
+    const client = new NodeClient(bus, 'n1', DEFAULT_CLUSTER_SCOPE, { recover: async (rid): Promise<RecoveredOutcome> => ((asked = rid), { ok: true }) });
     assert.deepEqual(await client.command(identities, 'create', 'new-id', { body: {} }), { id: 'new-id' });
     assert.equal(asked, bus.sent[0]!.rid);
     assert.equal(typeof bus.sent[0]!.deadline, 'number');
   });
 
   it('says a write that was not stored may be sent again (503 NOT_STORED)', async () => {
-    const client = new NodeClient(losingBus(), 'n1', 'cluster', { recover: async () => 'none' });
+    const client = new NodeClient(losingBus(), 'n1', DEFAULT_CLUSTER_SCOPE, { recover: async () => 'none' });
     await assert.rejects(client.command(identities, 'patch', 'x', { body: {} }), (err: unknown) =>
       err instanceof ApiError && err.status === 503 && (err.apiCause as { code?: string }).code === 'NOT_STORED');
   });
 
   it('passes on the refusal of a refused write', async () => {
-    const client = new NodeClient(losingBus(), 'n1', 'cluster', { recover: async () => ({ ok: false, error: new ApiError('NOT_FOUND').toWire() }) });
+    const client = new NodeClient(losingBus(), 'n1', DEFAULT_CLUSTER_SCOPE, { recover: async () => ({ ok: false, error: new ApiError('NOT_FOUND').toWire() }) });
     await assert.rejects(client.command(identities, 'delete', 'x'), (err: unknown) => err instanceof ApiError && err.code === 'NOT_FOUND');
   });
 
   it('never reports a stored write of another kind as failed: it says the answer was lost', async () => {
-    const client = new NodeClient(losingBus(), 'n1', 'cluster', { recover: async () => ({ ok: true }) });
+    const client = new NodeClient(losingBus(), 'n1', DEFAULT_CLUSTER_SCOPE, { recover: async () => ({ ok: true }) });
     await assert.rejects(client.command(identities, 'resetMfa', 'x'), (err: unknown) =>
       err instanceof ApiError && (err.apiCause as { code?: string }).code === 'STORED_ANSWER_LOST');
   });

@@ -10,13 +10,24 @@ function members(ids: string[]) {
   return { state, readyMembers: () => state.ready, list: () => state.live.map((id) => ({ id })) };
 }
 
+/** Waits for `p`; the watch's own poll timer is unref'd, so a ref'd timer keeps the test alive. */
+async function settles<T>(p: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within 10 s`)), 10_000)));
+  try {
+    return await Promise.race([p, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 describe('OwnerWatch', () => {
   it('says gone once the shard\'s owner at the start is no longer heard', async () => {
     const m = members(['a', 'b', 'c']);
     const watch = new OwnerWatch(m, 5).watch(7);
     assert.equal(watch.owner, shardOwner(7, ['a', 'b', 'c']));
     m.state.live = m.state.live.filter((id) => id !== watch.owner);
-    await watch.gone;
+    await settles(watch.gone, 'the owner is said gone');
   });
 
   it('does not say gone when another member leaves, nor when the owner only stops being ready', async () => {
