@@ -139,7 +139,7 @@ export class QueryHandler {
       ...mfaQueries(this.replica),
       ...credentialQueries(this.replica),
       ...enrollmentQueries(this.replica),
-      roleAttributes: (m) => this.roleAttributes(m.kind, m.params?.filter ?? ''),
+      roleAttributes: (m) => this.roleAttributes(m.kind, m.params?.filter ?? '', m.stream === true),
       controllers: () => listControllers(this.nodes),
       postureCheckTypes: (m) => postureCheckTypes(m),
       summary: () => this.summary(),
@@ -216,23 +216,32 @@ export class QueryHandler {
     this.cursors.closeAll();
   }
 
-  /** Distinct role attributes of a kind; the filter's symbol `id` is the attribute itself. */
-  private async roleAttributes(kind: string, filter: string): Promise<unknown> {
+  /** Distinct role attributes of a kind; the filter's symbol `id` is the attribute itself. As
+   * upstream, only the filter pages (no default limit): with `stream` and no `skip`/`limit` in
+   * the filter, the answer is a cursor over the index (the same bytes, never built whole). */
+  private async roleAttributes(kind: string, filter: string, stream: boolean): Promise<unknown> {
     let query: Query;
     try {
       query = parseQuery(filter, (name) => (name === 'id' ? { type: 'string', sortable: true } : undefined));
     } catch (err) {
       throw err instanceof QueryError ? invalidFilter(err.message) : err;
     }
-    const values = await this.replica.distinctValues(kind, 'roleAttributes');
-    let matched = values.filter((v) => evaluate(query.filter, (symbol) => (symbol === 'id' ? v : undefined)));
-    if (query.sort[0]?.direction === 'desc') matched.reverse();
+    const reverse = query.sort[0]?.direction === 'desc';
+    const matches = (v: string) => evaluate(query.filter, (symbol) => (symbol === 'id' ? v : undefined));
     const offset = query.skip ?? 0;
+    const meta = { pagination: { limit: NO_LIMIT_REPORTED, offset }, filterableFields: ['id'] };
+    if (stream && offset === 0 && (query.limit === undefined || query.limit === 'none')) {
+      const values = this.replica.eachDistinctValue(kind, 'roleAttributes', reverse);
+      const source = (async function* () {
+        for await (const value of values) if (matches(value)) yield { id: value } as Entity;
+      })();
+      const cursor = this.cursors.open(source, async (items) => items.map((item) => item.id), 0);
+      return { cursor, meta };
+    }
+    let matched: string[] = [];
+    for await (const value of this.replica.eachDistinctValue(kind, 'roleAttributes', reverse)) if (matches(value)) matched.push(value);
     matched = matched.slice(offset, query.limit === undefined || query.limit === 'none' ? undefined : offset + query.limit);
-    return {
-      data: matched,
-      meta: { pagination: { limit: NO_LIMIT_REPORTED, offset, totalCount: matched.length }, filterableFields: ['id'] },
-    };
+    return { data: matched, meta: { ...meta, pagination: { ...meta.pagination, totalCount: matched.length } } };
   }
 
   private summary(): Record<string, number> {

@@ -336,15 +336,21 @@ export class Replica {
   /** The distinct string values of an indexed (set) field, in byte order. */
   async distinctValues(kind: string, field: string): Promise<string[]> {
     const values: string[] = [];
+    for await (const value of this.eachDistinctValue(kind, field)) values.push(value);
+    return values;
+  }
+
+  /** The distinct string values of an indexed field, in index order (or reversed), read as
+   * they are asked for. */
+  async *eachDistinctValue(kind: string, field: string, reverse = false): AsyncGenerator<string> {
     let last: string | undefined;
-    for await (const key of this.kv.keys(indexRange(kind, field))) {
+    for await (const key of this.kv.keys({ ...indexRange(kind, field), reverse })) {
       const encoded = valueFromIndexKey(key, kind, field);
       if (encoded === last) continue;
       last = encoded;
       const value = decodeStringValue(encoded);
-      if (value !== undefined) values.push(value);
+      if (value !== undefined) yield value;
     }
-    return values;
   }
 
   count(kind: string): number {

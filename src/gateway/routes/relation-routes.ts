@@ -4,7 +4,6 @@
 import type Router from '@koa/router';
 import { RELATIONS } from '../../domain/relations.js';
 import { RESOURCES } from '../../domain/registry.js';
-import { sendData } from '../envelope.js';
 import { requireAdmin } from '../middleware/session.js';
 import { sendList } from '../list-answer.js';
 import type { NodeClient } from '../node-client.js';
@@ -30,8 +29,7 @@ export function addRoleAttributeRoutes(router: Router, node: NodeClient): void {
   for (const decl of RESOURCES.filter((r) => r.selectable)) {
     router.get(`/${decl.entity}-role-attributes`, async (ctx) => {
       requireAdmin(ctx);
-      const page = await node.query({ op: 'roleAttributes', kind: decl.kind, params: listParams(ctx) });
-      sendData(ctx, page.data, page.meta);
+      await sendList(ctx, node, { op: 'roleAttributes', kind: decl.kind, params: listParams(ctx) });
     });
   }
 }

@@ -122,7 +122,7 @@ export type QueryRequest =
   | { op: 'findCertIdentity'; pems: string[]; fingerprint: string }
   | { op: 'findRouterByFingerprint'; fingerprint: string }
   | { op: 'findUpdb'; username: string }
-  | { op: 'roleAttributes'; kind: string; params?: ListParams }
+  | ({ op: 'roleAttributes'; kind: string; params?: ListParams } & Streamable)
   | { op: 'controllers' }
   | { op: 'postureCheckTypes'; id?: string; params?: ListParams }
   | { op: 'summary' }
@@ -183,7 +183,7 @@ export interface QueryReplies {
 export type QueryReply<M extends AnyQuery> = M extends { op: StreamableOp; stream: true } ? ListReply | ListCursorReply : QueryReplies[M['op']];
 
 /** The ops whose unpaged lists may answer a cursor (`stream`). */
-export type StreamableOp = 'list' | 'related' | 'clientServices' | 'clientSessions' | 'configQuery';
+export type StreamableOp = 'list' | 'related' | 'clientServices' | 'clientSessions' | 'configQuery' | 'roleAttributes';
 
 function params(m: Fields): ListParams | undefined {
   const p = optObj(m, 'params');
@@ -257,7 +257,7 @@ export const QUERY_PROTOCOL: Protocol<QueryRequest> = {
     findCertIdentity: (m) => ({ op: m.op, pems: pems(m), fingerprint: str(m, 'fingerprint') }),
     findRouterByFingerprint: (m) => ({ op: m.op, fingerprint: str(m, 'fingerprint') }),
     findUpdb: (m) => ({ op: m.op, username: str(m, 'username') }),
-    roleAttributes: (m) => ({ op: m.op, kind: str(m, 'kind'), params: params(m) }),
+    roleAttributes: (m) => ({ op: m.op, kind: str(m, 'kind'), params: params(m), stream: optBool(m, 'stream') }),
     controllers: (m) => ({ op: m.op }),
     postureCheckTypes: (m) => ({ op: m.op, id: optStr(m, 'id'), params: params(m) }),
     summary: (m) => ({ op: m.op }),
