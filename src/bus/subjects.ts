@@ -59,7 +59,7 @@ export function kindWildcard(kind: string, scope: CommandScope = DEFAULT_CLUSTER
 /** Subject of an event topic within a scope: `<scope>.events.<topic>`, heard only by the nodes
  * of that cluster (or that one node); a topic is dot-separated plain tokens. */
 export function scopedEventSubject(scope: CommandScope, topic: string): string {
-  return `${commandPrefix(scope)}.${eventSubject(topic).slice(SUBJECT_PREFIX.length + 1)}`;
+  return `${commandPrefix(scope)}.events.${checkTopic(topic)}`;
 }
 
 /** Subject of one node's query handler: `weft.v1.query.<node>`; unsafe ids are encoded. */
@@ -69,11 +69,14 @@ export function querySubject(nodeId: string): string {
 
 /** Subject of an event topic: `weft.v1.events.<topic>`; a topic is dot-separated plain tokens. */
 export function eventSubject(topic: string): string {
-  const tokens = topic.split('.');
-  if (!tokens.every((t) => PLAIN_TOKEN.test(t))) {
+  return `${SUBJECT_PREFIX}.events.${checkTopic(topic)}`;
+}
+
+function checkTopic(topic: string): string {
+  if (!topic.split('.').every((t) => PLAIN_TOKEN.test(t))) {
     throw new Error(`invalid event topic ${JSON.stringify(topic)}: use dot-separated [A-Za-z0-9_-] tokens`);
   }
-  return `${SUBJECT_PREFIX}.events.${topic}`;
+  return topic;
 }
 
 /** The shard (0 .. shardCount-1) an id belongs to. Stable across processes, nodes and releases. */

@@ -334,12 +334,6 @@ export class Replica {
   }
 
   /** The distinct string values of an indexed (set) field, in byte order. */
-  async distinctValues(kind: string, field: string): Promise<string[]> {
-    const values: string[] = [];
-    for await (const value of this.eachDistinctValue(kind, field)) values.push(value);
-    return values;
-  }
-
   /** The distinct string values of an indexed field, in index order (or reversed), read as
    * they are asked for. */
   async *eachDistinctValue(kind: string, field: string, reverse = false): AsyncGenerator<string> {

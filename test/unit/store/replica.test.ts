@@ -496,16 +496,17 @@ function runReplicaSuite(name: string, factory: StoreFactory): void {
     });
   });
 
-  it('distinctValues lists role attributes once each, in byte order', async (h) => {
+  it('eachDistinctValue lists role attributes once each, in byte order, and reversed', async (h) => {
     await h.run(
       create('identities', identity('id1', { roleAttributes: ['b', 'a', '😀', 'b'] })),
       create('identities', identity('id2', { roleAttributes: ['a', 'Z', 'é', '日本', '\uffff'] })),
       create('identities', identity('id3', { roleAttributes: [] })),
       create('identities', identity('id4', { roleAttributes: ['a\u0000b', 'a\u0001'] })),
     );
-    assert.deepEqual(await h.replica.distinctValues('identities', 'roleAttributes'), ['Z', 'a', 'a\u0000b', 'a\u0001', 'b', 'é', '日本', '\uffff', '😀']);
+    assert.deepEqual(await collect(h.replica.eachDistinctValue('identities', 'roleAttributes')), ['Z', 'a', 'a\u0000b', 'a\u0001', 'b', 'é', '日本', '\uffff', '😀']);
     await h.run({ op: 'delete', kind: 'identities', id: 'id1' });
-    assert.deepEqual(await h.replica.distinctValues('identities', 'roleAttributes'), ['Z', 'a', 'a\u0000b', 'a\u0001', 'é', '日本', '\uffff']);
+    assert.deepEqual(await collect(h.replica.eachDistinctValue('identities', 'roleAttributes')), ['Z', 'a', 'a\u0000b', 'a\u0001', 'é', '日本', '\uffff']);
+    assert.deepEqual(await collect(h.replica.eachDistinctValue('identities', 'roleAttributes', true)), ['\uffff', '日本', 'é', 'a\u0001', 'a\u0000b', 'a', 'Z']);
     assert.deepEqual(await collect(h.replica.idsWhere('identities', 'roleAttributes', 'a\u0000b')), ['id4']);
   });
 
