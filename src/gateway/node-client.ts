@@ -116,6 +116,8 @@ export class NodeClient {
     let deadline = 0;
     /** The first delivery's reply once the command was sent again (see deliver()). */
     let superseded: Promise<CommandReply> | undefined;
+    /** The command's outcome in the log, once nothing proposed for it can still be stored. */
+    const fromLog = () => this.opts.recover!(rid, deadline + (this.opts.commandTtlMs ?? 0) + 1_000);
     for (let pause = 20; ; pause = Math.min(pause * 2, 320)) {
       // A command sent again keeps its deadline: nothing proposed for it is stored after it.
       if (!superseded) deadline = Date.now() + COMMAND_TIMEOUT_MS;
@@ -132,7 +134,7 @@ export class NodeClient {
         // Once the command was sent again, a failure of the second delivery says nothing of the
         // first one's: only the log can tell.
         if (!this.opts.recover || !(superseded || isLostAnswer(err))) throw err;
-        return this.recovered(body, await this.opts.recover(rid, deadline + (this.opts.commandTtlMs ?? 0) + 1_000));
+        return this.recovered(body, await fromLog());
       }
       if ('resent' in delivered) {
         superseded = delivered.resent;
@@ -141,7 +143,7 @@ export class NodeClient {
       if ('earlierStored' in delivered) {
         // The first delivery's answer, or the log's (a stored success is found at once).
         const first = delivered.earlierStored.then((reply) => ({ reply }), () => NEVER);
-        const logged = this.opts.recover!(rid, deadline + (this.opts.commandTtlMs ?? 0) + 1_000).then((outcome) => ({ outcome }));
+        const logged = fromLog().then((outcome) => ({ outcome }));
         const found = await Promise.race([first, logged]);
         if ('outcome' in found) return this.recovered(body, found.outcome);
         delivered = found;
@@ -150,7 +152,7 @@ export class NodeClient {
       if (reply.error) {
         const refusal = fromWire(reply.error);
         if (!this.opts.recover || !isLostAnswer(refusal)) throw refusal;
-        return this.recovered(body, await this.opts.recover(rid, deadline + (this.opts.commandTtlMs ?? 0) + 1_000));
+        return this.recovered(body, await fromLog());
       }
       // The write is done: a wait that fails now (this node fell behind) must not turn its
       // answer into a failure. The next request's read barrier still waits for the write.
