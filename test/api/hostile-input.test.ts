@@ -247,6 +247,19 @@ describe('hostile input', () => {
       const list = await node.mgmt.get('/identities?filter=name%3D%22plain-text%22', t);
       assert.equal(list.body.meta.pagination.totalCount, 0);
     });
+
+    it('refuses a JSON body that is not an object (a string, a number, null) with 400, not 415', async () => {
+      const t = node.adminToken;
+      const headers = { 'content-type': 'application/json' };
+      for (const raw of ['"x"', '  "x"  ', '1', 'true', 'null', '[]']) {
+        refused(await node.mgmt.request('POST', '/identities', { raw, token: t, headers }), 400, 'COULD_NOT_VALIDATE');
+        for (const [, api] of apis) {
+          const res = await api.request('POST', '/authenticate?method=password', { raw, headers });
+          assert.ok(res.status === 400 || res.status === 401, `${raw}: ${res.status} ${res.text}`);
+          assert.doesNotMatch(res.text, INTERNAL_TEXT);
+        }
+      }
+    });
   });
 
   describe('documented caps, checked before any work', () => {

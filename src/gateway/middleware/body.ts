@@ -41,7 +41,7 @@ async function parseBody(ctx: Context, next: Next, hasBody: boolean): Promise<vo
     return next();
   }
   if (Number(ctx.get('content-length') || 0) > BODY_LIMIT_BYTES) throw new ApiError('REQUEST_ENTITY_TOO_LARGE');
-  const json = isPlainJson(ctx.get('content-type')) || Boolean(ctx.is('json'));
+  const json = isJsonType(ctx);
   if (!json && !ctx.is(TEXT_TYPES)) {
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
       code: 'UNHANDLED',
@@ -53,9 +53,10 @@ async function parseBody(ctx: Context, next: Next, hasBody: boolean): Promise<vo
   await next();
 }
 
-/** `application/json` with or without parameters: the common case, told without a MIME parse. */
-function isPlainJson(type: string): boolean {
-  return type === 'application/json' || type.startsWith('application/json;');
+/** A JSON content type; `application/json` with or without parameters is told without a MIME parse. */
+function isJsonType(ctx: Context): boolean {
+  const type = ctx.get('content-type');
+  return type === 'application/json' || type.startsWith('application/json;') || Boolean(ctx.is('json'));
 }
 
 /** The body as UTF-8 text, decompressed per Content-Encoding, within BODY_LIMIT_BYTES. */
@@ -156,10 +157,11 @@ export function jsonDepth(text: string, cap: number): number {
   return deepest;
 }
 
-/** The parsed JSON body (an empty body reads as undefined). A text body is not JSON: 415. */
+/** The parsed JSON body (an empty body reads as undefined). A text body is not JSON: 415; a JSON
+ * body that is a string (`"x"`) is returned as it is, for the route's validation to refuse. */
 export function jsonBody(ctx: Context): unknown {
   const body = (ctx.request as unknown as { body?: unknown }).body;
-  if (typeof body === 'string') {
+  if (typeof body === 'string' && !isJsonType(ctx)) {
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
       code: 'UNHANDLED',
       message: `unsupported content type ${JSON.stringify(ctx.get('content-type'))}: send application/json`,
