@@ -6,6 +6,7 @@ import { chmod, mkdir } from 'node:fs/promises';
 import type { RequestListener } from 'node:http';
 import { createServer } from 'node:https';
 import { join, resolve } from 'node:path';
+import { NatsError } from 'nats';
 import { ActorHost } from './actors/actor-host.js';
 import { certFingerprint, NodeRegistry, type NodeDirectory } from './actors/node-registry.js';
 import { createCatalogActor, createEntityActor, type ActorDeps } from './actors/actor-factory.js';
@@ -372,6 +373,11 @@ async function runCli(): Promise<void> {
       process.stderr.write(`weft-controller: ${err.message}\n`);
       process.exit(2);
     }
+    const unanswered = natsStartFailure(err);
+    if (unanswered) {
+      process.stderr.write(`weft-controller: ${unanswered}\n`);
+      process.exit(1);
+    }
     throw err;
   }
   if (node.generatedAdminPassword) {
@@ -397,6 +403,17 @@ async function runCli(): Promise<void> {
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+}
+
+/** The operator's message when a NATS request failed while the node was starting (most often
+ * a JetStream request left unanswered while JetStream still forms its cluster, or is too busy to
+ * create the cluster's stream and buckets in time); undefined for any other failure. */
+export function natsStartFailure(err: unknown): string | undefined {
+  if (!(err instanceof NatsError)) return undefined;
+  if (err.code !== 'TIMEOUT') return `a NATS request failed while this node was starting: ${err.message} (${err.code})`;
+  return 'NATS did not answer a JetStream request in time while this node was starting (TIMEOUT): JetStream may ' +
+    'still be forming its cluster, or be overloaded. Starting the node again is safe (a service manager that ' +
+    'restarts it on failure does so by itself)';
 }
 
 if (isEntryPoint(import.meta.url)) {
