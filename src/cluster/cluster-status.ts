@@ -86,8 +86,9 @@ export class ClusterStatus {
     const members = live.map((m): MemberStatus => ({
       id: m.id,
       version: m.version,
-      ready: m.health?.ready ?? false,
-      reason: m.health?.ready ? null : (m.health?.reason ?? 'UNKNOWN'),
+      // A drained member stops being ready at once; its heartbeat may tell so up to a beat later.
+      ready: !m.draining && (m.health?.ready ?? false),
+      reason: m.draining ? 'DRAINING' : m.health?.ready ? null : (m.health?.reason ?? 'UNKNOWN'),
       serving: serving.includes(m.id),
       draining: m.draining === true,
       appliedSeq: m.appliedSeq,

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ClusterStatus, embeddedStatusHandler, type ClusterStatusOptions } from '../../../src/cluster/cluster-status.js';
+import type { Membership } from '../../../src/cluster/membership.js';
 import { ApiError } from '../../../src/errors.js';
 
 const unknownOp = (op: string) => (err: unknown) => {
@@ -25,5 +26,21 @@ describe('cluster status queries', () => {
     const handle = embeddedStatusHandler(() => { throw new Error('not read'); });
     await assert.rejects(handle({ op: 'cluster.rebalance' }), unknownOp('cluster.rebalance'));
     await assert.rejects(handle({ op: 'cluster.drain', nodeId: 'n2' }), (err: unknown) => err instanceof ApiError && err.code === 'COULD_NOT_VALIDATE');
+  });
+
+  it('reports a draining member as not ready, reason DRAINING, even while its last heartbeat still said ready', async () => {
+    const member = (id: string, draining: boolean) => ({
+      id, version: 'v0', appliedSeq: 5, startedAt: 't', baseUrl: `https://${id}`, ctrlAddress: null, isLocal: false,
+      draining, health: { ready: true },
+    });
+    const membership = { list: () => [member('n1', false), member('n2', true)], readyMembers: () => ['n1'] } as unknown as Membership;
+    // NATS unreachable: the stream is reported as null, the members from their heartbeats.
+    const nc = { jetstreamManager: async () => { throw new Error('no NATS'); } };
+    const status = new ClusterStatus({ nodeId: 'n1', clusterName: 'c', clusterId: 'id', nc, membership } as unknown as ClusterStatusOptions);
+    const report = await status.report();
+    const byId = Object.fromEntries(report.members.map((m) => [m.id, m]));
+    assert.deepEqual([byId.n1!.ready, byId.n1!.reason, byId.n1!.draining], [true, null, false]);
+    assert.deepEqual([byId.n2!.ready, byId.n2!.reason, byId.n2!.draining, byId.n2!.serving], [false, 'DRAINING', true, false]);
+    assert.equal(report.stream, null);
   });
 });
