@@ -373,9 +373,9 @@ async function runCli(): Promise<void> {
       process.stderr.write(`weft-controller: ${err.message}\n`);
       process.exit(2);
     }
-    const unanswered = natsStartFailure(err);
-    if (unanswered) {
-      process.stderr.write(`weft-controller: ${unanswered}\n`);
+    const message = startFailureMessage(err);
+    if (message) {
+      process.stderr.write(`weft-controller: ${message}\n`);
       process.exit(1);
     }
     throw err;
@@ -405,15 +405,26 @@ async function runCli(): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'));
 }
 
-/** The operator's message when a NATS request failed while the node was starting (most often
- * a JetStream request left unanswered while JetStream still forms its cluster, or is too busy to
- * create the cluster's stream and buckets in time); undefined for any other failure. */
-export function natsStartFailure(err: unknown): string | undefined {
-  if (!(err instanceof NatsError)) return undefined;
-  if (err.code !== 'TIMEOUT') return `a NATS request failed while this node was starting: ${err.message} (${err.code})`;
-  return 'NATS did not answer a JetStream request in time while this node was starting (TIMEOUT): JetStream may ' +
-    'still be forming its cluster, or be overloaded. Starting the node again is safe (a service manager that ' +
-    'restarts it on failure does so by itself)';
+/** The operator's one-line message for a failure at start the operator can act on: a NATS
+ * request that failed (most often a JetStream request left unanswered while JetStream still forms
+ * its cluster, or is too busy to create the cluster's stream and buckets in time), or a listen
+ * address in use; undefined for any other failure. */
+export function startFailureMessage(err: unknown): string | undefined {
+  if (err instanceof NatsError) {
+    if (err.code !== 'TIMEOUT') return `a NATS request failed while this node was starting: ${err.message} (${err.code})`;
+    return 'NATS did not answer a JetStream request in time while this node was starting (TIMEOUT): JetStream may ' +
+      'still be forming its cluster, or be overloaded. Starting the node again is safe (a service manager that ' +
+      'restarts it on failure does so by itself)';
+  }
+  if (!(err instanceof Error)) return undefined;
+  const errno = err as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (errno.code === 'EADDRINUSE' || errno.code === 'EACCES' || errno.code === 'EADDRNOTAVAIL') {
+    return `cannot listen on ${errno.address}:${errno.port} (${errno.code}): choose another address with --listen / WEFT_LISTEN`;
+  }
+  // grpc-js reports a failed bind as a plain Error naming the cause.
+  const grpcBind = /No address added.*\[(listen \w+: [^\]]*)\]/.exec(err.message);
+  if (grpcBind) return `cannot open the gRPC listener: ${grpcBind[1]}: choose another address with --grpc-listen / WEFT_GRPC_LISTEN`;
+  return undefined;
 }
 
 if (isEntryPoint(import.meta.url)) {
