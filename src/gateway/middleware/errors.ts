@@ -48,7 +48,7 @@ export function errorMiddleware(log: ErrorLogger) {
   };
 }
 
-/** koa-body / raw-body failures carry an HTTP status; everything else is rebuilt by code. */
+/** Failures of Koa and its parts that carry an HTTP status; everything else is rebuilt by code. */
 function classify(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const status = (err as { status?: number; statusCode?: number })?.status ?? (err as { statusCode?: number })?.statusCode;
