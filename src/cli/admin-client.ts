@@ -73,7 +73,7 @@ export class AdminClient {
         });
       });
       req.on('timeout', () => req.destroy(new Error(`no answer from ${this.base} within ${timeoutMs} ms`)));
-      req.on('error', (err) => reject(new CliError(`cannot reach ${this.base}: ${err.message}`)));
+      req.on('error', (err) => reject(new CliError(`cannot reach ${this.base}: ${err.message}${untrustedHint(err)}`)));
       if (payload !== undefined) req.write(payload);
       req.end();
     });
@@ -85,6 +85,14 @@ export class AdminClient {
     if (res.status >= 200 && res.status < 300) return (res.body?.data ?? {}) as T;
     throw new CliError(describeFailure(res));
   }
+}
+
+/** TLS errors of a server certificate no trusted CA signed. */
+const UNTRUSTED_CERT = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY']);
+
+/** What to do when the node's certificate is not trusted: name its CA (a node generates its own). */
+function untrustedHint(err: NodeJS.ErrnoException): string {
+  return UNTRUSTED_CERT.has(err.code ?? '') ? " (pass the node's CA with --ca; a node keeps it in <data-dir>/pki/ca.pem)" : '';
 }
 
 /** `HTTP 404 NOT_FOUND: The resource requested was not found... (cause: ...)`. */

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { connect, type TLSSocket } from 'node:tls';
 import { after, test } from 'node:test';
 import { killAllCliNodes, nodeEnv, runCliOnce, startCliNode, type CliNode } from '../support/cli-node.js';
@@ -67,6 +68,19 @@ test('WEFT_LISTEN=nonsense exits 2 with a message naming WEFT_LISTEN', { timeout
   assert.match(run.stderr, /nonsense/);
   assert.doesNotMatch(run.stdout, /"msg":"listening"/);
   assert.ok(!existsSync(dataDir), 'a refused configuration does not create the data dir');
+});
+
+test('an HTTPS address in use exits 1 with one line naming the address and WEFT_LISTEN', { timeout: 60_000 }, async () => {
+  const taken = createServer();
+  await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
+  try {
+    const port = (taken.address() as AddressInfo).port;
+    const run = await runCliOnce([], nodeEnv(join(await tempDir(), 'data'), { WEFT_LISTEN: `127.0.0.1:${port}` }));
+    assert.equal(run.code, 1, `exit code\n${run.stdout}\n${run.stderr}`);
+    assert.equal(run.stderr, `weft-controller: cannot listen on 127.0.0.1:${port} (EADDRINUSE): choose another address with --listen / WEFT_LISTEN\n`);
+  } finally {
+    await new Promise((done) => taken.close(done));
+  }
 });
 
 test('SIGTERM lets requests already received finish, then exits 0', { timeout: 180_000 }, async () => {

@@ -82,6 +82,12 @@ describe('weft (admin CLI)', () => {
     assert.match(run.stderr, /INVALID_AUTH/);
   });
 
+  it('tells a login without --ca to pass the node\'s CA, with exit 1', async () => {
+    const run = await weft(['login', '--url', node.api, '--username', 'admin', '--password', PASSWORD], { session: join(dir, 'no-ca.json') });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /cannot reach .*: .*certificate.* \(pass the node's CA with --ca; a node keeps it in <data-dir>\/pki\/ca\.pem\)/);
+  });
+
   it('creates, lists (JSON and table), gets, advises on policy and deletes', async () => {
     const alice = (await json(['create', 'identities', '--data', '{"name":"cli-alice","type":"User","isAdmin":false,"roleAttributes":["cli"]}'])).id;
     const bob = (await json(['create', 'identities', '--data', '{"name":"cli-bob","type":"User","isAdmin":true}'])).id;
