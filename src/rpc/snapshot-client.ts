@@ -6,6 +6,8 @@
 
 import { createHash } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import { checkServerIdentity } from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import { readAppliedSeq } from '../store/applied-seq.js';
 import type { KvOp } from '../store/kv.js';
@@ -187,11 +189,25 @@ export function grpcTarget(ctrlAddress: string, fallbackHost?: string): string {
   return `${usable.includes(':') ? `[${usable}]` : usable}:${port}`;
 }
 
+/** The host of a `host:port` target when it is an IP address ([::1]:port included). */
+function targetIp(target: string): string | undefined {
+  const host = target.slice(0, target.lastIndexOf(':')).replace(/^\[|\]$/g, '');
+  return isIP(host) ? host : undefined;
+}
+
 /** Streams a snapshot from the node at `target` (host:port) into `dir` over mutual TLS. */
 export async function fetchSnapshot(target: string, tls: SnapshotClientTls, dir: string): Promise<ReceivedSnapshot> {
   const Client = grpc.makeGenericClientConstructor(snapshotServiceDefinition(), 'SnapshotService');
-  const creds = grpc.credentials.createSsl(Buffer.from(tls.caPem), Buffer.from(tls.keyPem), Buffer.from(tls.certPem));
-  const client = new Client(target, creds, { 'grpc.max_receive_message_length': 256 * 1024 * 1024 });
+  // A peer reached at an IP address: its certificate is checked against that IP as ever, but the
+  // TLS server name (SNI) is a host name, since Node warns on an IP there (DEP0123, a line of
+  // plain text among the JSON log lines).
+  const ip = targetIp(target);
+  const creds = grpc.credentials.createSsl(Buffer.from(tls.caPem), Buffer.from(tls.keyPem), Buffer.from(tls.certPem),
+    ip ? { checkServerIdentity: (_name, cert) => checkServerIdentity(ip, cert) } : {});
+  const client = new Client(target, creds, {
+    'grpc.max_receive_message_length': 256 * 1024 * 1024,
+    ...(ip ? { 'grpc.ssl_target_name_override': 'localhost' } : {}),
+  });
   const call = (client as unknown as { StreamSnapshot(req: unknown): grpc.ClientReadableStream<WireSnapshotResponse> })
     .StreamSnapshot({ maxFormatVersion: SNAPSHOT_FORMAT_VERSION });
   let idle: NodeJS.Timeout | undefined;

@@ -110,6 +110,10 @@ async function sampleKv(dir: string): Promise<LevelKv> {
   return kv;
 }
 
+/** Process warnings seen while this file runs (deprecations are emitted once per process). */
+const deprecations: { code?: string }[] = [];
+process.on('warning', (w: Error & { code?: string }) => deprecations.push(w));
+
 describe('SnapshotService', () => {
   let root: string;
   let ca: ReturnType<typeof generateCa>;
@@ -200,6 +204,26 @@ describe('SnapshotService', () => {
     await removeLeftCheckpoints(root);
     assert.equal(existsSync(join(root, '.snapshot-outgoing-left')), false);
     assert.ok(existsSync(join(root, 'a-replica')), 'nothing else is touched');
+  });
+
+  it('checks the certificate of a peer reached at an IP against that IP, without naming the IP as TLS server name', async () => {
+    // Node warns (DEP0123) when an IP is given as server name; every fetch here goes to 127.0.0.1.
+    assert.deepEqual(deprecations.filter((w) => w.code === 'DEP0123'), []);
+    const noIp = await ensureNodePki({ dir: join(root, 'pki-no-ip'), hostnames: ['localhost'], ips: [], ca });
+    const server = await GrpcServer.start({
+      listen: '127.0.0.1:0',
+      tls: { certPem: noIp.serverCertPem, keyPem: noIp.serverKeyPem, caPem: noIp.caCertPem },
+      health: () => ({ serving: true, nodeId: 'node-c', appliedSeq: 1234 }),
+      services: [new SnapshotService({ replicaDir: source.path, workDir: root, nodeId: 'node-c', caPem: noIp.caCertPem }).binding()],
+    });
+    try {
+      const tlsB = { certPem: pkiB.serverCertPem, keyPem: pkiB.serverKeyPem, caPem: pkiB.caCertPem };
+      const err = await fetchSnapshot(server.address, tlsB, join(root, 'no-ip')).then(() => undefined, (e: grpc.ServiceError) => e);
+      assert.equal(err?.code, grpc.status.UNAVAILABLE, 'a certificate without the IP is refused');
+      assert.equal(existsSync(join(root, 'no-ip')), false);
+    } finally {
+      await server.close();
+    }
   });
 
   it('refuses a caller whose certificate another CA issued', async () => {
