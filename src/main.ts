@@ -389,14 +389,14 @@ async function runCli(): Promise<void> {
   }
   logger.info('listening', { node: node.nodeId, api: `${node.url}/edge/management/v1`, client: `${node.url}/edge/client/v1`, grpc: node.grpcAddress, ca: join(resolve(config.dataDir), 'pki', 'ca.pem') });
   const stop = (signal: string) => {
-    logger.info('draining', { signal });
+    logger.info('draining', { node: node.nodeId, signal });
     node.close().then(
       () => {
-        logger.info('stopped');
+        logger.info('stopped', { node: node.nodeId });
         process.exit(0);
       },
       (err) => {
-        logger.error('shutdown failed', { error: err });
+        logger.error('shutdown failed', { node: node.nodeId, error: err });
         process.exit(1);
       },
     );
