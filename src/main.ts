@@ -43,7 +43,7 @@ import { NodeHealth } from './ops/node-health.js';
 import { ClusterStatus, embeddedStatusHandler } from './cluster/cluster-status.js';
 import { ownedShards } from './cluster/shard-map.js';
 import { OpsHandler } from './ops/ops-handler.js';
-import { createRequestObserver } from './ops/request-observer.js';
+import { createErrorLogger, createRequestObserver } from './ops/request-observer.js';
 import { SnapshotTaker } from './ops/snapshot-taker.js';
 import { TRACE_POSTURE, TraceRegistry } from './ops/trace-registry.js';
 import { GrpcServer } from './rpc/grpc-server.js';
@@ -236,7 +236,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     nodeId,
     scope,
     baseUrl: () => baseUrl,
-    logError: (entry) => (entry.status >= 500 ? log.error('request failed', entry) : log.debug('request refused', entry)),
+    logError: createErrorLogger(log),
     onRequest: createRequestObserver({ log, metrics, traces }),
     metrics: () => metrics.render(),
     health: () => health.status(),

@@ -2,7 +2,9 @@
 // and login metrics, and a trace line when the caller is traced. Receives only what the
 // gateway reports: no bodies, headers, query strings or tokens ever reach it.
 
+import { ApiError } from '../errors.js';
 import type { RequestReport } from '../gateway/app.js';
+import type { ErrorLogger } from '../gateway/middleware/errors.js';
 import type { Logger } from '../logger.js';
 import { loginFailureReason, type NodeMetrics } from './node-metrics.js';
 import { TRACE_API, type TraceRegistry } from './trace-registry.js';
@@ -36,5 +38,22 @@ export function createRequestObserver({ log, metrics, traces }: RequestObserverD
         requestId: entry.requestId, method: entry.method, path: entry.path, route, status: entry.status, ms, code: entry.errorCode,
       });
     }
+  };
+}
+
+/**
+ * The log line of a request that was not served. A 5xx is a fault: an error line with the error
+ * (its text and stack stay in the log, never in the answer). A 503 SERVICE_UNAVAILABLE is a
+ * deliberate "try again" (NATS unreachable, the node starting or behind, too many unpaged lists):
+ * a warning with its cause and no stack, since an outage makes one for every request. A 4xx is
+ * the caller's: debug.
+ */
+export function createErrorLogger(log: Logger): ErrorLogger {
+  return (entry) => {
+    if (entry.status < 500) return log.debug('request refused', entry);
+    if (entry.code !== 'SERVICE_UNAVAILABLE') return log.error('request failed', entry);
+    const { error, ...rest } = entry;
+    const cause = error instanceof ApiError ? error.apiCause : error instanceof Error ? { message: error.message } : undefined;
+    log.warn('request not served now', { ...rest, cause });
   };
 }
