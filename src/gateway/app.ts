@@ -21,7 +21,8 @@ import { addMetricsRoute } from './routes/metrics-route.js';
 import { addHealthRoutes, HEALTH_PATHS, type HealthAnswer } from './routes/health-routes.js';
 import { dispatchByPrefix } from './routes/prefix-dispatch.js';
 import { indexRoutes } from './routes/route-index.js';
-import { CLIENT_PATH, MANAGEMENT_PATH, PRODUCT_VERSION, type BaseUrl } from './routes/info-routes.js';
+import { CLIENT_PATH, MANAGEMENT_PATH, PRODUCT_VERSION, versionInfo, type BaseUrl } from './routes/info-routes.js';
+import { sendData } from './envelope.js';
 
 export interface GatewayOptions {
   bus: Bus;
@@ -99,6 +100,11 @@ export function createGateway(opts: GatewayOptions): Koa {
   const fabric = new Router({ prefix: FABRIC_PATH });
   addFabricRoutes(fabric, node);
   const root = new Router();
+  // As upstream (openziti/ziti#2026): the version document at the root too, where tools such as
+  // `ziti edge login host:port` look for the APIs' paths.
+  const version = (ctx: Koa.Context) => sendData(ctx, versionInfo(opts.baseUrl()));
+  root.get('/', version);
+  root.get('/version', version);
   if (opts.metrics) addMetricsRoute(root, opts.metrics);
   if (opts.health) addHealthRoutes(root, opts.health);
 
@@ -115,11 +121,11 @@ export function createGateway(opts: GatewayOptions): Koa {
   return app;
 }
 
-/** Every request but the static ones (`/version`, `/metrics`, `/healthz`, `/readyz`) starts behind the read barrier, so
+/** Every request but the static ones (`/`, `/version`, `/metrics`, `/healthz`, `/readyz`) starts behind the read barrier, so
  * it sees every write acknowledged before it arrived, on whichever node acknowledged it. */
 function barrierMiddleware(barrier: () => Promise<void>): Koa.Middleware {
   return async (ctx, next) => {
-    if (!ctx.path.endsWith('/version') && ctx.path !== '/metrics' && !HEALTH_PATHS.has(ctx.path)) await barrier();
+    if (!ctx.path.endsWith('/version') && ctx.path !== '/' && ctx.path !== '/metrics' && !HEALTH_PATHS.has(ctx.path)) await barrier();
     await next();
   };
 }
