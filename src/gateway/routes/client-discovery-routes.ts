@@ -77,7 +77,7 @@ export const CLIENT_DISCOVERY_ROUTES: readonly HandRoute[] = [
     summary: 'List of terminators assigned to a service', query: LIST_QUERY,
     handler: async (ctx, { node }) => {
       await requireServiceAccess(node, requireCaller(ctx), ctx.params.id);
-      const msg = { op: 'related' as const, parent: { kind: 'services', id: ctx.params.id }, kind: 'terminators', params: listParams(ctx), viewer: {} };
+      const msg = { op: 'related' as const, parent: { kind: 'services' as const, id: ctx.params.id }, kind: 'terminators' as const, params: listParams(ctx), viewer: {} };
       await sendList(ctx, node, msg, (t) => pick(t, ['id', 'createdAt', 'updatedAt', 'tags', '_links', 'serviceId', 'service', 'routerId', 'identity']));
     },
   },

@@ -38,7 +38,7 @@ export const CURRENT_AUTHENTICATOR_ROUTES: readonly HandRoute[] = [
     method: 'get', path: BASE, access: 'authenticated', operationId: 'listCurrentIdentityAuthenticators',
     summary: 'List authenticators for the current identity', query: ['filter', 'limit', 'offset'],
     handler: async (ctx, { node }) => {
-      const parent = { kind: 'identities', id: requireCaller(ctx).identityId };
+      const parent = { kind: 'identities' as const, id: requireCaller(ctx).identityId };
       await sendList(ctx, node, { op: 'related', parent, kind: 'authenticators', params: listParams(ctx) });
     },
   },

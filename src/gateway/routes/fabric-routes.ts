@@ -12,6 +12,7 @@ import { sendCreated, sendData, sendDataJson, sendEmpty } from '../envelope.js';
 import { jsonBody } from '../middleware/body.js';
 import { sendList } from '../list-answer.js';
 import type { NodeClient } from '../node-client.js';
+import type { KindName } from '../../protocol/v1/kind-names.js';
 import type { ListParams, Viewer } from '../../protocol/v1/query-messages.js';
 import { listParams, viewer } from './resource-routes.js';
 import type { HandRoute, RouteContext, RouteDeps } from './route-table.js';
@@ -20,9 +21,9 @@ export const FABRIC_PATH = '/fabric/v1';
 
 type Wire = Record<string, unknown>;
 
-const list = (kind: string) => (ctx: RouteContext, { node }: RouteDeps) =>
+const list = (kind: KindName) => (ctx: RouteContext, { node }: RouteDeps) =>
   sendList(ctx, node, { op: 'list', kind, params: listParams(ctx), viewer: viewer(ctx) });
-const get = (kind: string) => async (ctx: RouteContext, { node }: RouteDeps) => {
+const get = (kind: KindName) => async (ctx: RouteContext, { node }: RouteDeps) => {
   sendDataJson(ctx, await node.queryJson({ op: 'get', kind, id: ctx.params.id, viewer: viewer(ctx) }));
 };
 const empty = (ctx: RouteContext) => {
@@ -41,7 +42,7 @@ export const FABRIC_ROUTES: readonly HandRoute[] = [
   {
     method: 'get', path: '/routers/:id', access: 'admin', operationId: 'detailRouter', summary: 'Retrieves a single router',
     handler: async (ctx, { node }) => {
-      for (const kind of ['routers', 'edge-routers']) {
+      for (const kind of ['routers', 'edge-routers'] as const) {
         try {
           sendData(ctx, fabricRouter(await node.query({ op: 'get', kind, id: ctx.params.id, viewer: viewer(ctx) })));
           return;
@@ -107,7 +108,7 @@ async function sendRouters(ctx: Context, node: NodeClient): Promise<void> {
   // Without a sort, both kinds are read by name so that their merge is by name too.
   const sort = requested.sort ?? 'name';
   const end = limit === 'none' ? Infinity : offset + limit;
-  const kinds = await Promise.all(['routers', 'edge-routers'].map((kind) => readUpTo(node, kind, { ...requested, sort }, viewer(ctx), end)));
+  const kinds = await Promise.all((['routers', 'edge-routers'] as const).map((kind) => readUpTo(node, kind, { ...requested, sort }, viewer(ctx), end)));
   const order = sortComparator(parseSortParam(sort, () => ({ type: 'string', sortable: true })), (wire: Wire, field) => readPath(wire, field));
   const merged = kinds.flatMap((k) => k.items).sort(order);
   const totalCount = kinds.reduce((sum, k) => sum + k.total, 0);
@@ -116,7 +117,7 @@ async function sendRouters(ctx: Context, node: NodeClient): Promise<void> {
 }
 
 /** The first `end` items of one kind's list (all of them when fewer), and its total. */
-async function readUpTo(node: NodeClient, kind: string, params: ListParams, reader: Viewer, end: number): Promise<{ items: Wire[]; total: number; filterableFields: unknown }> {
+async function readUpTo(node: NodeClient, kind: KindName, params: ListParams, reader: Viewer, end: number): Promise<{ items: Wire[]; total: number; filterableFields: unknown }> {
   const items: Wire[] = [];
   for (;;) {
     const want = Math.min(MAX_LIMIT, end - items.length);

@@ -2,7 +2,7 @@
 // relation table and the selectable resources. Admin only, as upstream.
 
 import { RELATIONS } from '../../domain/relations.js';
-import { RESOURCES } from '../../domain/registry.js';
+import { kindOf, RESOURCES } from '../../domain/registry.js';
 import type { ResourceDecl } from '../../domain/resource.js';
 import { sendList } from '../list-answer.js';
 import { listParams, viewer } from './resource-routes.js';
@@ -39,17 +39,22 @@ const UPSTREAM: Record<string, readonly [operationId: string, summary: string]> 
 const pascal = (kebab: string) => kebab.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 
 export const RELATION_ROUTES: readonly HandRoute[] = RELATIONS.map(({ parent, child }): HandRoute => {
+  const parentKind = kindOf(parent);
+  const childKind = kindOf(child);
   const [operationId, summary] = UPSTREAM[`${parent}/${child}`] ?? [`list${pascal(parent)}${pascal(child)}`, `List the ${child} of one of the ${parent}`];
   return {
     method: 'get', path: `/${parent}/:id/${child}`, access: 'admin', operationId, summary, query: LIST_QUERY,
     handler: (ctx, { node }) =>
-      sendList(ctx, node, { op: 'related', parent: { kind: parent, id: ctx.params.id }, kind: child, params: listParams(ctx), viewer: viewer(ctx) }),
+      sendList(ctx, node, { op: 'related', parent: { kind: parentKind, id: ctx.params.id }, kind: childKind, params: listParams(ctx), viewer: viewer(ctx) }),
   };
 });
 
 /** `/identity-role-attributes`, `/service-role-attributes`, ... for every selectable kind. */
-export const ROLE_ATTRIBUTE_ROUTES: readonly HandRoute[] = RESOURCES.filter((r) => r.selectable).map((decl: ResourceDecl): HandRoute => ({
-  method: 'get', path: `/${decl.entity}-role-attributes`, access: 'admin',
-  operationId: `list${pascal(decl.entity)}RoleAttributes`, summary: `List role attributes in use by ${decl.kind.replace(/-/g, ' ')}`, query: LIST_QUERY,
-  handler: (ctx, { node }) => sendList(ctx, node, { op: 'roleAttributes', kind: decl.kind, params: listParams(ctx) }),
-}));
+export const ROLE_ATTRIBUTE_ROUTES: readonly HandRoute[] = RESOURCES.filter((r) => r.selectable).map((decl: ResourceDecl): HandRoute => {
+  const kind = kindOf(decl.kind);
+  return {
+    method: 'get', path: `/${decl.entity}-role-attributes`, access: 'admin',
+    operationId: `list${pascal(decl.entity)}RoleAttributes`, summary: `List role attributes in use by ${decl.kind.replace(/-/g, ' ')}`, query: LIST_QUERY,
+    handler: (ctx, { node }) => sendList(ctx, node, { op: 'roleAttributes', kind, params: listParams(ctx) }),
+  };
+});

@@ -3,6 +3,7 @@
 
 import type { Context } from 'koa';
 import { newId } from '../../domain/ids.js';
+import { kindOf } from '../../domain/registry.js';
 import type { Operation, ResourceDecl } from '../../domain/resource.js';
 import { sendCreated, sendDataJson, sendEmpty } from '../envelope.js';
 import { sendList } from '../list-answer.js';
@@ -49,7 +50,8 @@ export type ResourceRoute = DeclaredRoute & { op: Operation };
  * another URL segment too (e.g. routers as `transit-routers`). */
 export function resourceRoutes(decl: ResourceDecl, path: string = decl.kind): ResourceRoute[] {
   const base = `/${path}`;
-  const { ops, kind } = decl;
+  const { ops } = decl;
+  const kind = kindOf(decl.kind);
   const accessOf = (op: Operation): RouteAccess => (decl.forbiddenToNonAdmins?.includes(op) ? 'admin-403' : (ops[op] ?? 'admin'));
   const routes: ResourceRoute[] = [];
   const add = (op: Operation, method: Method, at: string, handler: ResourceRoute['handler']) => {
