@@ -203,7 +203,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     posture,
   };
   for (const decl of RESOURCES.filter((r) => r.actor === 'entity')) {
-    await actors.register(decl.entity, (id) => createEntityActor(decl.entity, id, deps));
+    await actors.register(decl.entity, (id) => createEntityActor(decl, id, deps));
   }
   await actors.register('catalog', (kind) => createCatalogActor(kind, deps));
   const queries = new QueryHandler(replica, sessions, nodes, presence);

@@ -1,7 +1,8 @@
-// Which actor serves which key: one place that maps an actor family and key to its behaviour.
-// Entity families are keyed by entity id; the catalog family by resource kind.
+// Which actor serves which key: a declaration names its own actor (`ownActor`), and this table
+// maps each name to its class. Entity families are keyed by entity id; the catalog by kind.
 
-import { kindOf } from '../domain/registry.js';
+import { declarationOf, kindOf } from '../domain/registry.js';
+import type { ActorName, ResourceDecl } from '../domain/resource.js';
 import type { ActorDeps } from './actor-deps.js';
 import type { Actor } from './actor-host.js';
 import { ApiSessionCertificateCatalog } from './api-session-certificate-catalog.js';
@@ -23,50 +24,34 @@ import { TerminatorCatalog } from './terminator-catalog.js';
 
 export type { ActorDeps };
 
-/** The actor for an entity-family key (`identity` → id). */
-export function createEntityActor(family: string, id: string, deps: ActorDeps): Actor {
-  switch (family) {
-    case 'identity':
-      return new IdentityActor(id, deps);
-    case 'service':
-      return new CatalogActor('services', deps.writer, id);
-    default:
-      throw new Error(`no actor for family ${family}`);
-  }
+/** Each actor a declaration may name (`ownActor`), by name; the compiler checks that every name
+ * has one. `key` is the actor's key: the entity id, or the kind for a catalog. */
+const OWN_ACTORS: Record<ActorName, (deps: ActorDeps, key: string) => Actor> = {
+  'identity-actor': (deps, id) => new IdentityActor(id, deps),
+  'api-session-certificate-catalog': (deps) => new ApiSessionCertificateCatalog(deps),
+  'auth-policy-catalog': (deps) => new AuthPolicyCatalog(deps),
+  'authenticator-catalog': (deps) => new AuthenticatorCatalog(deps),
+  'ca-catalog': (deps) => new CaCatalog(deps),
+  'config-catalog': (deps) => new ConfigCatalog(deps),
+  'config-type-catalog': (deps) => new ConfigTypeCatalog(deps),
+  'edge-router-catalog': (deps) => new EdgeRouterCatalog(deps),
+  'enrollment-catalog': (deps) => new EnrollmentCatalog(deps),
+  'external-jwt-signer-catalog': (deps) => new ExternalJwtSignerCatalog(deps),
+  'identity-service-config-catalog': (deps) => new IdentityServiceConfigCatalog(deps),
+  'posture-check-catalog': (deps) => new PostureCheckCatalog(deps),
+  'revocation-catalog': (deps) => new RevocationCatalog(deps),
+  'router-catalog': (deps) => new RouterCatalog('routers', 'trott', deps),
+  'terminator-catalog': (deps) => new TerminatorCatalog(deps),
+};
+
+/** The actor of one entity of an entity-family kind (`identities` → the identity actor). */
+export function createEntityActor(decl: ResourceDecl, id: string, deps: ActorDeps): Actor {
+  if (decl.actor !== 'entity') throw new Error(`${decl.kind} is served by its catalog, not per entity`);
+  return decl.ownActor ? OWN_ACTORS[decl.ownActor](deps, id) : new CatalogActor(kindOf(decl.kind), deps.writer, id);
 }
 
 /** The catalog actor for a resource kind. */
 export function createCatalogActor(kind: string, deps: ActorDeps): Actor {
-  switch (kind) {
-    case 'authenticators':
-      return new AuthenticatorCatalog(deps);
-    case 'config-types':
-      return new ConfigTypeCatalog(deps);
-    case 'configs':
-      return new ConfigCatalog(deps);
-    case 'identity-service-configs':
-      return new IdentityServiceConfigCatalog(deps);
-    case 'edge-routers':
-      return new EdgeRouterCatalog(deps);
-    case 'routers':
-      return new RouterCatalog('routers', 'trott', deps);
-    case 'posture-checks':
-      return new PostureCheckCatalog(deps);
-    case 'enrollments':
-      return new EnrollmentCatalog(deps);
-    case 'cas':
-      return new CaCatalog(deps);
-    case 'external-jwt-signers':
-      return new ExternalJwtSignerCatalog(deps);
-    case 'auth-policies':
-      return new AuthPolicyCatalog(deps);
-    case 'terminators':
-      return new TerminatorCatalog(deps);
-    case 'api-session-certificates':
-      return new ApiSessionCertificateCatalog(deps);
-    case 'revocations':
-      return new RevocationCatalog(deps);
-    default:
-      return new CatalogActor(kindOf(kind), deps.writer);
-  }
+  const decl = declarationOf(kind);
+  return decl.ownActor ? OWN_ACTORS[decl.ownActor](deps, kind) : new CatalogActor(kindOf(kind), deps.writer);
 }

@@ -112,6 +112,40 @@ export interface RelationDecl {
   via: RelationVia;
 }
 
+/** The actors of their own a declaration may name (`ownActor`), each named after its file in
+ * `src/actors/`; `actors/actor-factory.ts` maps every name to its class (a `Record` over this
+ * union, so a name without a class is a compile error). */
+export type ActorName =
+  | 'identity-actor'
+  | 'api-session-certificate-catalog'
+  | 'auth-policy-catalog'
+  | 'authenticator-catalog'
+  | 'ca-catalog'
+  | 'config-catalog'
+  | 'config-type-catalog'
+  | 'edge-router-catalog'
+  | 'enrollment-catalog'
+  | 'external-jwt-signer-catalog'
+  | 'identity-service-config-catalog'
+  | 'posture-check-catalog'
+  | 'revocation-catalog'
+  | 'router-catalog'
+  | 'terminator-catalog';
+
+/** The presentations a declaration may name (`present`): computed wire fields that need the
+ * replica, the access model or router presence. `query/presentations.ts` maps every name to its
+ * decorators (a `Record` over this union). */
+export type PresentationName =
+  | 'entity-refs'
+  | 'access'
+  | 'router-presence'
+  | 'sessions'
+  | 'posture-checks'
+  | 'configs'
+  | 'credentials'
+  | 'enrollments'
+  | 'mfa';
+
 export interface ResourceDecl<K extends string = string> {
   /** Plural URL segment and storage kind, e.g. `identities`. */
   kind: K;
@@ -144,6 +178,12 @@ export interface ResourceDecl<K extends string = string> {
   forbiddenToNonAdmins?: readonly Operation[];
   /** The columns of `weft list <kind> --output table`; default id, name, createdAt. */
   columns?: readonly string[];
+  /** The actor of its own that serves this kind's commands; without one, the generic
+   * `CatalogActor` does (one per kind, or per entity for an entity family). */
+  ownActor?: ActorName;
+  /** The presentations that add this kind's computed wire fields, run in this order after the
+   * stored fields are copied (secrets dropped, `tags` and `_links` set). */
+  present?: readonly PresentationName[];
 }
 
 /** A function of a declaration, computed once per declaration (declarations never change;

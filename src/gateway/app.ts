@@ -15,8 +15,8 @@ import { LoginLimiter, loginLimiterMiddleware } from './middleware/login-limiter
 import { LoginThrottle, loginThrottleMiddleware } from './middleware/login-throttle.js';
 import { sessionMiddleware } from './middleware/session.js';
 import { NodeClient, type NodeClientOptions } from './node-client.js';
-import { addClientRoutes, addManagementRoutes } from './routes/index.js';
-import { addFabricRoutes, FABRIC_PATH } from './routes/fabric-routes.js';
+import { CLIENT_API, FABRIC_API, MANAGEMENT_API, mountApi } from './routes/index.js';
+import { FABRIC_PATH } from './routes/fabric-routes.js';
 import { addMetricsRoute } from './routes/metrics-route.js';
 import { addHealthRoutes, HEALTH_PATHS, type HealthAnswer } from './routes/health-routes.js';
 import { dispatchByPrefix } from './routes/prefix-dispatch.js';
@@ -94,11 +94,11 @@ export function createGateway(opts: GatewayOptions): Koa {
   app.use(sessionMiddleware(node, opts.sessionsVersion && new CallerCache(opts.sessionsVersion)));
 
   const management = new Router({ prefix: MANAGEMENT_PATH });
-  addManagementRoutes(management, node, opts.baseUrl);
+  mountApi(management, MANAGEMENT_API, node, opts.baseUrl);
   const client = new Router({ prefix: CLIENT_PATH });
-  addClientRoutes(client, node, opts.baseUrl);
+  mountApi(client, CLIENT_API, node, opts.baseUrl);
   const fabric = new Router({ prefix: FABRIC_PATH });
-  addFabricRoutes(fabric, node);
+  mountApi(fabric, FABRIC_API, node, opts.baseUrl);
   const root = new Router();
   // As upstream (openziti/ziti#2026): the version document at the root too, where tools such as
   // `ziti edge login host:port` look for the APIs' paths.

@@ -6,17 +6,20 @@ import { isKind, resourceOf, type Kind } from '../domain/registry.js';
 import { roleFields } from '../domain/resource.js';
 import type { AccessReader } from '../store/access-reader.js';
 import type { Replica } from '../store/replica.js';
-import type { Decorator, Presenter, Wire } from './present.js';
+import type { Decorator, Decorators, Wire } from './present.js';
 
-export function registerAccessDecorators(presenter: Presenter, reader: AccessReader): void {
-  presenter.decorate('services', async (wire, record, { viewer }) => {
-    wire.permissions = viewer.identityId ? await reader.permissions(viewer.identityId, record.id) : ['Invalid'];
-    wire.postureQueries ??= [];
-    wire.config ??= {};
-  });
-  for (const kind of ['edge-router-policies', 'service-edge-router-policies', 'service-policies'] as const) {
-    presenter.decorate(kind, rolesDisplay(kind));
-  }
+/** Services' permissions for the viewer; each policy kind's `*RolesDisplay` lists. */
+export function accessDecorators(reader: AccessReader): Decorators {
+  return {
+    services: async (wire, record, { viewer }) => {
+      wire.permissions = viewer.identityId ? await reader.permissions(viewer.identityId, record.id) : ['Invalid'];
+      wire.postureQueries ??= [];
+      wire.config ??= {};
+    },
+    'edge-router-policies': rolesDisplay('edge-router-policies'),
+    'service-edge-router-policies': rolesDisplay('service-edge-router-policies'),
+    'service-policies': rolesDisplay('service-policies'),
+  };
 }
 
 function rolesDisplay(kind: Kind): Decorator {

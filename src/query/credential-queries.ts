@@ -5,7 +5,7 @@ import type { Entity } from '../domain/commands.js';
 import type { HandlerTable } from '../protocol/v1/handler-table.js';
 import type { QueryRequest } from '../protocol/v1/query-messages.js';
 import type { Replica } from '../store/replica.js';
-import type { Presenter, Wire } from './present.js';
+import type { Decorators, Wire } from './present.js';
 
 /** `extJwtSigner` (by issuer) and `extJwtIdentity` (by claim value). */
 export function credentialQueries(replica: Replica): Pick<HandlerTable<QueryRequest>, 'extJwtSigner' | 'extJwtIdentity'> {
@@ -60,7 +60,10 @@ function presentSigner(wire: Wire): void {
   wire.scopes ??= [];
 }
 
-export function registerCredentialDecorators(presenter: Presenter): void {
-  presenter.decorate('cas', async (wire, record) => presentCa(wire, record));
-  presenter.decorate('external-jwt-signers', async (wire) => presentSigner(wire));
+/** CAs and external JWT signers as the spec shows them. */
+export function credentialDecorators(): Decorators {
+  return {
+    cas: async (wire, record) => presentCa(wire, record),
+    'external-jwt-signers': async (wire) => presentSigner(wire),
+  };
 }

@@ -7,7 +7,7 @@ import type { HandlerTable } from '../protocol/v1/handler-table.js';
 import type { CertIdentity, EnrollmentHolder, QueryRequest } from '../protocol/v1/query-messages.js';
 import type { Replica } from '../store/replica.js';
 import { externalIdOfPeer } from '../pki/external-id.js';
-import { entityRef, type Presenter, type Wire } from './present.js';
+import { entityRef, type Decorators, type Wire } from './present.js';
 
 /** `findEnrollment`, `findCertIdentity` and `findRouterByFingerprint`. */
 export function enrollmentQueries(replica: Replica): Pick<HandlerTable<QueryRequest>, 'findEnrollment' | 'findCertIdentity' | 'findRouterByFingerprint'> {
@@ -51,31 +51,33 @@ async function findRouterByFingerprint(replica: Replica, fingerprint: string): P
   return null;
 }
 
-/** Registers the credential decorators (run after the presenter's own). */
-export function registerEnrollmentDecorators(presenter: Presenter): void {
-  presenter.decorate('identities', async (wire, record, { replica }) => {
-    wire.enrollment = await identityEnrollments(replica, record.id);
-  });
-  presenter.decorate('enrollments', async (wire, record, { replica }) => {
-    const identity = await replica.get('identities', String(record.identityId));
-    wire.identity = entityRef('identities', String(record.identityId), String(identity?.name ?? ''));
-    wire.caId ??= null;
-    wire.username ??= '';
-    if (record.caId) wire.ca = await caRef(replica, String(record.caId));
-  });
-  presenter.decorate('authenticators', async (wire, record) => {
-    wire.isExtendRequested = record.isExtendRequested === true;
-    wire.isKeyRollRequested = record.isKeyRollRequested === true;
-    wire.extendRequestedAt = record.extendRequestedAt ?? null;
-    wire.lastExtendRolledKeys = record.lastExtendRolledKeys === true;
-  });
-  presenter.decorate('api-sessions', async (wire, record, { replica }) => {
-    const auth = record.authenticatorId ? await replica.get('authenticators', String(record.authenticatorId)) : undefined;
-    if (auth?.method !== 'cert') return;
-    wire.isCertExtendable = auth.isIssuedByNetwork === true;
-    wire.isCertExtendRequested = auth.isExtendRequested === true;
-    wire.isCertKeyRollRequested = auth.isKeyRollRequested === true;
-  });
+/** The enrollment state of identities, enrollments, authenticators and API sessions. */
+export function enrollmentDecorators(): Decorators {
+  return {
+    identities: async (wire, record, { replica }) => {
+      wire.enrollment = await identityEnrollments(replica, record.id);
+    },
+    enrollments: async (wire, record, { replica }) => {
+      const identity = await replica.get('identities', String(record.identityId));
+      wire.identity = entityRef('identities', String(record.identityId), String(identity?.name ?? ''));
+      wire.caId ??= null;
+      wire.username ??= '';
+      if (record.caId) wire.ca = await caRef(replica, String(record.caId));
+    },
+    authenticators: async (wire, record) => {
+      wire.isExtendRequested = record.isExtendRequested === true;
+      wire.isKeyRollRequested = record.isKeyRollRequested === true;
+      wire.extendRequestedAt = record.extendRequestedAt ?? null;
+      wire.lastExtendRolledKeys = record.lastExtendRolledKeys === true;
+    },
+    'api-sessions': async (wire, record, { replica }) => {
+      const auth = record.authenticatorId ? await replica.get('authenticators', String(record.authenticatorId)) : undefined;
+      if (auth?.method !== 'cert') return;
+      wire.isCertExtendable = auth.isIssuedByNetwork === true;
+      wire.isCertExtendRequested = auth.isExtendRequested === true;
+      wire.isCertKeyRollRequested = auth.isKeyRollRequested === true;
+    },
+  };
 }
 
 /** `enrollment.{ott|ottca|updb}` of an identity's detail, while outstanding. */

@@ -10,7 +10,7 @@ import type { HandlerTable } from '../protocol/v1/handler-table.js';
 import type { QueryRequest } from '../protocol/v1/query-messages.js';
 import type { Replica } from '../store/replica.js';
 import { mfaNow } from '../domain/mfa-clock.js';
-import type { Presenter, Wire } from './present.js';
+import type { Decorators, Wire } from './present.js';
 
 /** The MFA queries of the caller's own identity (`identityId`); `code` is a TOTP code. */
 export function mfaQueries(replica: Replica): Pick<HandlerTable<QueryRequest>, 'mfaDetail' | 'mfaRecoveryCodes' | 'mfaProvisioningUrl'> {
@@ -68,14 +68,16 @@ async function identityName(replica: Replica, identityId: string): Promise<strin
 }
 
 /** Identities show `isMfaEnabled` (a verified MFA); API sessions their outstanding MFA query. */
-export function registerMfaDecorators(presenter: Presenter): void {
-  presenter.decorate('identities', async (wire, record, { replica }) => {
-    const mfa = await replica.findUnique('mfas', 'identityId', record.id);
-    wire.isMfaEnabled = mfa?.isVerified === true;
-  });
-  presenter.decorate('api-sessions', async (wire, record) => {
-    wire.authQueries = authQueriesOf(record as MfaSessionFields);
-    // Kept for the posture checks; not an upstream API-session field.
-    delete wire.mfaPassedAt;
-  });
+export function mfaDecorators(): Decorators {
+  return {
+    identities: async (wire, record, { replica }) => {
+      const mfa = await replica.findUnique('mfas', 'identityId', record.id);
+      wire.isMfaEnabled = mfa?.isVerified === true;
+    },
+    'api-sessions': async (wire, record) => {
+      wire.authQueries = authQueriesOf(record as MfaSessionFields);
+      // Kept for the posture checks; not an upstream API-session field.
+      delete wire.mfaPassedAt;
+    },
+  };
 }

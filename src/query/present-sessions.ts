@@ -5,24 +5,27 @@
 import type { Entity } from '../domain/commands.js';
 import type { AccessReader } from '../store/access-reader.js';
 import type { Replica } from '../store/replica.js';
-import { entityRef, type Presenter, type Wire } from './present.js';
+import { entityRef, type Decorators, type Wire } from './present.js';
 import type { PresenceView } from './present-routers.js';
 
-export function registerSessionDecorators(presenter: Presenter, reader: AccessReader, presence?: PresenceView): void {
-  // Tokens are stored only as hashes: an API session shows `token` empty (the spec requires the
-  // string; generated clients refuse the session without it).
-  presenter.decorate('api-sessions', async (wire) => {
-    if (wire.token === undefined) wire.token = '';
-  });
-  presenter.decorate('sessions', async (wire, record, { replica }) => {
-    const apiSessionId = String(record.apiSessionId ?? '');
-    const serviceId = String(record.serviceId ?? '');
-    const service = await replica.get('services', serviceId);
-    wire.apiSession = entityRef('api-sessions', apiSessionId, apiSessionId);
-    wire.service = entityRef('services', serviceId, String(service?.name ?? ''));
-    wire.edgeRouters = await sessionRouters(replica, reader, String(record.identityId ?? ''), serviceId, presence);
-    wire.servicePolicies = await policyRefs(replica, (record.servicePolicies as string[] | undefined) ?? []);
-  });
+/** API sessions (`token` left empty) and service sessions with their references. */
+export function sessionDecorators(reader: AccessReader, presence?: PresenceView): Decorators {
+  return {
+    // Tokens are stored only as hashes: an API session shows `token` empty (the spec requires the
+    // string; generated clients refuse the session without it).
+    'api-sessions': async (wire) => {
+      if (wire.token === undefined) wire.token = '';
+    },
+    sessions: async (wire, record, { replica }) => {
+      const apiSessionId = String(record.apiSessionId ?? '');
+      const serviceId = String(record.serviceId ?? '');
+      const service = await replica.get('services', serviceId);
+      wire.apiSession = entityRef('api-sessions', apiSessionId, apiSessionId);
+      wire.service = entityRef('services', serviceId, String(service?.name ?? ''));
+      wire.edgeRouters = await sessionRouters(replica, reader, String(record.identityId ?? ''), serviceId, presence);
+      wire.servicePolicies = await policyRefs(replica, (record.servicePolicies as string[] | undefined) ?? []);
+    },
+  };
 }
 
 /** The routers both the identity (edge router policies) and the service (service edge router policies) may use. */

@@ -24,28 +24,15 @@ export type { Viewer };
 /** Adds kind-specific fields to a presented record. */
 export type Decorator = (wire: Wire, record: Entity, ctx: { replica: Replica; viewer: Viewer }) => Promise<void>;
 
+/** The decorators of one presentation, by the kinds it serves. */
+export type Decorators = Partial<Record<Kind, Decorator>>;
+
 export class Presenter {
-  private readonly decorators = new Map<string, Decorator>();
-
-  constructor(private readonly replica: Replica) {
-    this.decorators.set('identities', (w, r) => this.identity(w, r));
-    this.decorators.set('api-sessions', (w, r) => this.apiSession(w, r));
-    this.decorators.set('authenticators', (w, r) => this.authenticator(w, r));
-  }
-
-  /** Registers a decorator of a kind; several for one kind run in registration order (services
-   * get permissions from the access model and their config map from the configs). */
-  decorate(kind: Kind, decorator: Decorator): void {
-    const earlier = this.decorators.get(kind);
-    if (!earlier) {
-      this.decorators.set(kind, decorator);
-      return;
-    }
-    this.decorators.set(kind, async (wire, record, ctx) => {
-      await earlier(wire, record, ctx);
-      await decorator(wire, record, ctx);
-    });
-  }
+  /** `decorators`: each kind's computed fields, in the order they run (see presentations.ts). */
+  constructor(
+    private readonly replica: Replica,
+    private readonly decorators: ReadonlyMap<string, Decorator> = new Map(),
+  ) {}
 
   async present(kind: string, record: Entity, viewer: Viewer = {}): Promise<Wire> {
     const wire = this.base(kind, record);
@@ -69,69 +56,70 @@ export class Presenter {
     wire._links = selfLink(kind, record.id);
     return wire;
   }
+}
 
-  private async identity(wire: Wire, record: Entity): Promise<void> {
-    const typeId = String(record.typeId ?? 'Default');
-    const policyId = String(record.authPolicyId ?? 'default');
-    const policy = await this.replica.get('auth-policies', policyId);
-    wire.type = entityRef('identity-types', typeId, typeId);
-    wire.authPolicy = entityRef('auth-policies', policyId, String(policy?.name ?? policyId));
-    wire.disabled = isDisabled(record);
-    wire.disabledAt ??= null;
-    wire.disabledUntil ??= null;
-    wire.envInfo ??= {};
-    wire.sdkInfo ??= {};
-    wire.externalId ??= null;
-    wire.isMfaEnabled = false;
-    wire.hasEdgeRouterConnection = false;
-    wire.edgeRouterConnectionStatus = 'offline';
-    wire.enrollment = {};
-    wire.authenticators = await this.authenticatorSummary(record.id);
-    wire.hasApiSession = await this.hasAny('api-sessions', 'identityId', record.id);
-    wire._links = {
-      ...selfLink('identities', record.id),
-      'api-sessions': { href: `./identities/${encodeURIComponent(record.id)}/api-sessions` },
-      'auth-policies': { href: `./auth-policies/${encodeURIComponent(policyId)}` },
-      authenticators: { href: `./identities/${encodeURIComponent(record.id)}/authenticators` },
-    };
-  }
+/** The references and upstream defaults of identities, API sessions and authenticators. */
+export function entityRefDecorators(): Decorators {
+  return { identities: identity, 'api-sessions': apiSession, authenticators: authenticator };
+}
 
-  private async authenticatorSummary(identityId: string): Promise<Wire> {
-    const summary: Wire = {};
-    const auths = await this.replica.getMany('authenticators', await this.replica.idsWhereList('authenticators', 'identityId', identityId));
-    for (const auth of auths) {
-      if (auth?.method === 'updb') summary.updb = { id: auth.id, username: auth.username };
-      if (auth?.method === 'cert') summary.cert = { id: auth.id, fingerprint: auth.fingerprint };
-    }
-    return summary;
-  }
+async function identity(wire: Wire, record: Entity, { replica }: { replica: Replica }): Promise<void> {
+  const typeId = String(record.typeId ?? 'Default');
+  const policyId = String(record.authPolicyId ?? 'default');
+  const policy = await replica.get('auth-policies', policyId);
+  wire.type = entityRef('identity-types', typeId, typeId);
+  wire.authPolicy = entityRef('auth-policies', policyId, String(policy?.name ?? policyId));
+  wire.disabled = isDisabled(record);
+  wire.disabledAt ??= null;
+  wire.disabledUntil ??= null;
+  wire.envInfo ??= {};
+  wire.sdkInfo ??= {};
+  wire.externalId ??= null;
+  wire.isMfaEnabled = false;
+  wire.hasEdgeRouterConnection = false;
+  wire.edgeRouterConnectionStatus = 'offline';
+  wire.enrollment = {};
+  wire.authenticators = await authenticatorSummary(replica, record.id);
+  wire.hasApiSession = (await replica.idsWhereList('api-sessions', 'identityId', record.id)).length > 0;
+  wire._links = {
+    ...selfLink('identities', record.id),
+    'api-sessions': { href: `./identities/${encodeURIComponent(record.id)}/api-sessions` },
+    'auth-policies': { href: `./auth-policies/${encodeURIComponent(policyId)}` },
+    authenticators: { href: `./identities/${encodeURIComponent(record.id)}/authenticators` },
+  };
+}
 
-  private async hasAny(kind: string, field: string, value: string): Promise<boolean> {
-    return (await this.replica.idsWhereList(kind, field, value)).length > 0;
+async function authenticatorSummary(replica: Replica, identityId: string): Promise<Wire> {
+  const summary: Wire = {};
+  const auths = await replica.getMany('authenticators', await replica.idsWhereList('authenticators', 'identityId', identityId));
+  for (const auth of auths) {
+    if (auth?.method === 'updb') summary.updb = { id: auth.id, username: auth.username };
+    if (auth?.method === 'cert') summary.cert = { id: auth.id, fingerprint: auth.fingerprint };
   }
+  return summary;
+}
 
-  private async authenticator(wire: Wire, record: Entity): Promise<void> {
-    const identity = await this.replica.get('identities', String(record.identityId));
-    wire.identity = entityRef('identities', String(record.identityId), String(identity?.name ?? ''));
-    wire.username ??= '';
-    wire.certPem ??= '';
-    wire.fingerprint ??= '';
-    wire.isIssuedByNetwork = record.isIssuedByNetwork === true;
-    wire.isExtendRequested = false;
-    wire.isKeyRollRequested = false;
-    wire.extendRequestedAt = null;
-    wire.lastAuthResolvedToRoot = false;
-    wire.lastExtendRolledKeys = false;
-  }
+async function authenticator(wire: Wire, record: Entity, { replica }: { replica: Replica }): Promise<void> {
+  const identity = await replica.get('identities', String(record.identityId));
+  wire.identity = entityRef('identities', String(record.identityId), String(identity?.name ?? ''));
+  wire.username ??= '';
+  wire.certPem ??= '';
+  wire.fingerprint ??= '';
+  wire.isIssuedByNetwork = record.isIssuedByNetwork === true;
+  wire.isExtendRequested = false;
+  wire.isKeyRollRequested = false;
+  wire.extendRequestedAt = null;
+  wire.lastAuthResolvedToRoot = false;
+  wire.lastExtendRolledKeys = false;
+}
 
-  private async apiSession(wire: Wire, record: Entity): Promise<void> {
-    const identity = await this.replica.get('identities', String(record.identityId));
-    wire.identity = entityRef('identities', String(record.identityId), String(identity?.name ?? ''));
-    wire.cachedLastActivityAt = record.lastActivityAt;
-    wire.authQueries = [];
-    wire.isCertExtendable = false;
-    wire.isCertExtendRequested = false;
-    wire.isCertKeyRollRequested = false;
-    wire.improperClientCertChain = false;
-  }
+async function apiSession(wire: Wire, record: Entity, { replica }: { replica: Replica }): Promise<void> {
+  const identity = await replica.get('identities', String(record.identityId));
+  wire.identity = entityRef('identities', String(record.identityId), String(identity?.name ?? ''));
+  wire.cachedLastActivityAt = record.lastActivityAt;
+  wire.authQueries = [];
+  wire.isCertExtendable = false;
+  wire.isCertExtendRequested = false;
+  wire.isCertKeyRollRequested = false;
+  wire.improperClientCertChain = false;
 }

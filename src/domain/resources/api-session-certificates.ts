@@ -11,6 +11,7 @@ export const apiSessionCertificates: ResourceDecl<'api-session-certificates'> = 
   kind: 'api-session-certificates',
   entity: 'api-session-certificate',
   actor: 'catalog',
+  ownActor: 'api-session-certificate-catalog',
   description: 'Ephemeral certificates of API sessions (served under /current-api-session/certificates)',
   ops: {},
   fields: {

@@ -6,6 +6,7 @@ export const apiSessions: ResourceDecl<'api-sessions'> = {
   kind: 'api-sessions',
   entity: 'api-session',
   actor: 'catalog',
+  present: ['entity-refs', 'sessions', 'enrollments', 'mfa'],
   description: 'API sessions created by authentication',
   ops: { list: 'admin', get: 'admin', delete: 'admin' },
   forbiddenToNonAdmins: ['delete'],

@@ -42,6 +42,7 @@ export const authPolicies: ResourceDecl<'auth-policies'> = {
   kind: 'auth-policies',
   entity: 'auth-policy',
   actor: 'catalog',
+  ownActor: 'auth-policy-catalog',
   description: 'Authentication policies',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
   guardDelete: refuseDefaultPolicyDelete,

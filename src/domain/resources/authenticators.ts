@@ -7,6 +7,8 @@ export const authenticators: ResourceDecl<'authenticators'> = {
   kind: 'authenticators',
   entity: 'authenticator',
   actor: 'catalog',
+  ownActor: 'authenticator-catalog',
+  present: ['entity-refs', 'enrollments'],
   description: 'Authenticators of identities (updb and certificate)',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
   cascades: [{ target: 'api-sessions', field: 'authenticatorId', loose: true }],

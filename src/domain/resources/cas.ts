@@ -15,6 +15,8 @@ export const cas: ResourceDecl<'cas'> = {
   kind: 'cas',
   entity: 'ca',
   actor: 'catalog',
+  ownActor: 'ca-catalog',
+  present: ['credentials'],
   description: 'Third-party certificate authorities',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
   cascades: [{ target: 'enrollments', field: 'caId' }],

@@ -8,6 +8,7 @@ export const configTypes: ResourceDecl<'config-types'> = {
   kind: 'config-types',
   entity: 'config-type',
   actor: 'catalog',
+  ownActor: 'config-type-catalog',
   description: 'Config types: JSON Schemas for service configs',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
   prepare: prepareConfigType,

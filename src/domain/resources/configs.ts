@@ -7,6 +7,8 @@ export const configs: ResourceDecl<'configs'> = {
   kind: 'configs',
   entity: 'config',
   actor: 'catalog',
+  ownActor: 'config-catalog',
+  present: ['configs'],
   description: 'Configs: typed data attached to services',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
   cascades: [{ target: 'identity-service-configs', field: 'configId' }],

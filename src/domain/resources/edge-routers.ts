@@ -7,6 +7,8 @@ export const edgeRouters: ResourceDecl<'edge-routers'> = {
   kind: 'edge-routers',
   entity: 'edge-router',
   actor: 'catalog',
+  ownActor: 'edge-router-catalog',
+  present: ['router-presence'],
   selectable: true,
   description: 'Edge routers',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },

@@ -12,6 +12,8 @@ export const enrollments: ResourceDecl<'enrollments'> = {
   kind: 'enrollments',
   entity: 'enrollment',
   actor: 'catalog',
+  ownActor: 'enrollment-catalog',
+  present: ['enrollments'],
   description: 'Outstanding identity enrollments (ott, ottca, updb)',
   ops: { list: 'admin', get: 'admin', create: 'admin', delete: 'admin' },
   fields: {

@@ -10,6 +10,8 @@ export const externalJwtSigners: ResourceDecl<'external-jwt-signers'> = {
   kind: 'external-jwt-signers',
   entity: 'external-jwt-signer',
   actor: 'catalog',
+  ownActor: 'external-jwt-signer-catalog',
+  present: ['credentials'],
   description: 'External JWT signers trusted for ext-jwt authentication',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
   columns: ['id', 'name', 'issuer', 'enabled'],

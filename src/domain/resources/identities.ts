@@ -11,6 +11,8 @@ export const identities: ResourceDecl<'identities'> = {
   kind: 'identities',
   entity: 'identity',
   actor: 'entity',
+  ownActor: 'identity-actor',
+  present: ['entity-refs', 'router-presence', 'enrollments', 'mfa'],
   selectable: true,
   description: 'Identities: the users, devices and services that authenticate to the network',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },

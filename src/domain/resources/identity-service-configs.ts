@@ -7,6 +7,7 @@ export const identityServiceConfigs: ResourceDecl<'identity-service-configs'> = 
   kind: 'identity-service-configs',
   entity: 'identity-service-config',
   actor: 'catalog',
+  ownActor: 'identity-service-config-catalog',
   description: 'Per-identity service config overrides',
   ops: {},
   fields: {

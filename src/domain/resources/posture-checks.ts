@@ -21,6 +21,8 @@ export const postureChecks: ResourceDecl<'posture-checks'> = {
   kind: 'posture-checks',
   entity: 'posture-check',
   actor: 'catalog',
+  ownActor: 'posture-check-catalog',
+  present: ['posture-checks'],
   selectable: true,
   description: 'Posture checks',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },

@@ -10,6 +10,7 @@ export const revocations: ResourceDecl<'revocations'> = {
   kind: 'revocations',
   entity: 'revocation',
   actor: 'catalog',
+  ownActor: 'revocation-catalog',
   description: 'Revocations of JWT ids, identities and API sessions',
   ops: { list: 'admin', get: 'admin' },
   fields: {

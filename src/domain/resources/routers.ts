@@ -6,6 +6,8 @@ export const routers: ResourceDecl<'routers'> = {
   kind: 'routers',
   entity: 'router',
   actor: 'catalog',
+  ownActor: 'router-catalog',
+  present: ['router-presence'],
   description: 'Routers (transit routers)',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
   cascades: [{ target: 'terminators', field: 'router' }],

@@ -7,6 +7,7 @@ export const services: ResourceDecl<'services'> = {
   kind: 'services',
   entity: 'service',
   actor: 'entity',
+  present: ['access', 'configs'],
   selectable: true,
   description: 'Services',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },

@@ -10,6 +10,7 @@ export const sessions: ResourceDecl<'sessions'> = {
   kind: 'sessions',
   entity: 'session',
   actor: 'catalog',
+  present: ['sessions'],
   description: 'Service sessions: dial or bind grants of an API session, checked against posture',
   ops: { list: 'admin', get: 'admin', delete: 'admin' },
   fields: {

@@ -8,6 +8,8 @@ export const terminators: ResourceDecl<'terminators'> = {
   kind: 'terminators',
   entity: 'terminator',
   actor: 'catalog',
+  ownActor: 'terminator-catalog',
+  present: ['router-presence'],
   description: 'Terminators: where a service is hosted (router, binding, address)',
   ops: { list: 'admin', get: 'admin', create: 'admin', replace: 'admin', patch: 'admin', delete: 'admin' },
   fields: {

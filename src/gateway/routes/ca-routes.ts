@@ -2,30 +2,34 @@
 // and the CA's static enrollment JWT (`application/jwt`).
 
 import type { Context } from 'koa';
-import type Router from '@koa/router';
 import { resourceOf } from '../../domain/registry.js';
 import { ApiError } from '../../errors.js';
 import { sendEmpty } from '../envelope.js';
-import { requireAdmin } from '../middleware/session.js';
-import type { NodeClient } from '../node-client.js';
+import { STRING, type HandRoute } from './route-table.js';
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
+const cas = resourceOf('cas');
 
-export function addCaRoutes(router: Router, node: NodeClient): void {
-  const cas = resourceOf('cas');
-  router.post('/cas/:id/verify', async (ctx) => {
-    requireAdmin(ctx);
-    await node.command(cas, 'verify', ctx.params.id, { body: await pemBody(ctx) });
-    sendEmpty(ctx);
-  });
-  router.get('/cas/:id/jwt', async (ctx) => {
-    requireAdmin(ctx);
-    const { jwt } = await node.command<{ jwt: string }>(cas, 'jwt', ctx.params.id);
-    ctx.status = 200;
-    ctx.type = 'application/jwt';
-    ctx.body = jwt;
-  });
-}
+export const CA_ROUTES: readonly HandRoute[] = [
+  {
+    method: 'post', path: '/cas/:id/verify', access: 'admin', operationId: 'verifyCa', summary: 'Verify a CA',
+    body: { ...STRING, description: 'A PEM certificate signed by the CA, its common name the CA\'s verificationToken' }, consumes: ['text/plain', 'application/x-pem-file'],
+    handler: async (ctx, { node }) => {
+      await node.command(cas, 'verify', ctx.params.id, { body: await pemBody(ctx) });
+      sendEmpty(ctx);
+    },
+  },
+  {
+    method: 'get', path: '/cas/:id/jwt', access: 'admin', operationId: 'getCaJwt', summary: 'Retrieve the enrollment JWT for a CA',
+    ok: { description: 'The JWT', produces: 'application/jwt', data: STRING },
+    handler: async (ctx, { node }) => {
+      const { jwt } = await node.command<{ jwt: string }>(cas, 'jwt', ctx.params.id);
+      ctx.status = 200;
+      ctx.type = 'application/jwt';
+      ctx.body = jwt;
+    },
+  },
+];
 
 /** The request body as text: parsed text bodies as they are; a PEM body the parser left unread
  * (`application/x-pem-file`) is read here, within the same 1 MiB limit. */

@@ -3,7 +3,6 @@
 // edge routers and terminators as the caller may see them, and when services last changed.
 
 import type { Context } from 'koa';
-import type Router from '@koa/router';
 import { MAX_LIMIT } from '../../domain/paging.js';
 import { ApiError } from '../../errors.js';
 import { sendData } from '../envelope.js';
@@ -11,7 +10,7 @@ import { sendList } from '../list-answer.js';
 import { requireCaller, type Caller } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
 import { listParams, viewer } from './resource-routes.js';
-import type { BaseUrl } from './info-routes.js';
+import type { HandRoute } from './route-table.js';
 
 type Wire = Record<string, unknown>;
 
@@ -30,44 +29,64 @@ const EDGE_ROUTER_FIELDS = [
 
 const pick = (wire: Wire, fields: readonly string[]): Wire => Object.fromEntries(fields.filter((f) => f in wire).map((f) => [f, wire[f]]));
 
-export function addClientDiscoveryRoutes(router: Router, node: NodeClient, baseUrl: BaseUrl): void {
-  router.get('/external-jwt-signers', async (ctx) => {
-    const shown = (s: Wire): Wire | undefined =>
-      s.enabled !== true ? undefined : { ...pick(s, SIGNER_FIELDS), externalAuthUrl: s.externalAuthUrl ?? '', openIdConfigurationUrl: s.openIdConfigurationUrl ?? '' };
-    await sendList(ctx, node, { op: 'list', kind: 'external-jwt-signers', params: listParams(ctx), viewer: {} }, shown);
-  });
-  router.get('/protocols', (ctx) => {
-    sendData(ctx, { https: { address: new URL(baseUrl()).host } });
-  });
-  router.get('/controllers', async (ctx) => {
-    requireCaller(ctx);
-    const page = await node.query({ op: 'controllers' });
-    sendData(ctx, page.data, page.meta);
-  });
-  router.get('/current-identity/edge-routers', async (ctx) => {
-    const caller = requireCaller(ctx);
-    const routers = await callerEdgeRouters(ctx, node, caller);
-    sendData(ctx, routers, { pagination: { limit: routers.length, offset: 0, totalCount: routers.length } });
-  });
-  router.get('/services/:id/edge-routers', async (ctx) => {
-    const caller = requireCaller(ctx);
-    await requireServiceAccess(node, caller, ctx.params.id);
-    const mine = new Map((await callerEdgeRouters(ctx, node, caller)).map((r) => [r.id, r]));
-    const page = await node.query({ op: 'related', parent: { kind: 'services', id: ctx.params.id }, kind: 'edge-routers', params: { limit: MAX_PAGE }, viewer: {} });
-    const both = (page.data as Wire[]).filter((r) => mine.has(r.id)).map((r) => pick(r, EDGE_ROUTER_FIELDS));
-    sendData(ctx, { edgeRouters: both });
-  });
-  router.get('/services/:id/terminators', async (ctx) => {
-    const caller = requireCaller(ctx);
-    await requireServiceAccess(node, caller, ctx.params.id);
-    const msg = { op: 'related' as const, parent: { kind: 'services', id: ctx.params.id }, kind: 'terminators', params: listParams(ctx), viewer: {} };
-    await sendList(ctx, node, msg, (t) => pick(t, ['id', 'createdAt', 'updatedAt', 'tags', '_links', 'serviceId', 'service', 'routerId', 'identity']));
-  });
-  router.get('/current-api-session/service-updates', async (ctx) => {
-    requireCaller(ctx);
-    sendData(ctx, await node.query({ op: 'serviceUpdates' }));
-  });
-}
+const LIST_QUERY = ['filter', 'limit', 'offset'] as const;
+
+export const CLIENT_DISCOVERY_ROUTES: readonly HandRoute[] = [
+  {
+    method: 'get', path: '/external-jwt-signers', access: 'none', operationId: 'listExternalJwtSigners', summary: 'List Client Authentication External JWT',
+    query: LIST_QUERY,
+    handler: async (ctx, { node }) => {
+      const shown = (s: Wire): Wire | undefined =>
+        s.enabled !== true ? undefined : { ...pick(s, SIGNER_FIELDS), externalAuthUrl: s.externalAuthUrl ?? '', openIdConfigurationUrl: s.openIdConfigurationUrl ?? '' };
+      await sendList(ctx, node, { op: 'list', kind: 'external-jwt-signers', params: listParams(ctx), viewer: {} }, shown);
+    },
+  },
+  {
+    method: 'get', path: '/protocols', access: 'none', operationId: 'listProtocols', summary: 'Return a list of the listening Edge protocols',
+    handler: (ctx, { baseUrl }) => sendData(ctx, { https: { address: new URL(baseUrl()).host } }),
+  },
+  {
+    method: 'get', path: '/controllers', access: 'authenticated', operationId: 'listControllers', summary: 'List controllers',
+    handler: async (ctx, { node }) => {
+      const page = await node.query({ op: 'controllers' });
+      sendData(ctx, page.data, page.meta);
+    },
+  },
+  {
+    method: 'get', path: '/current-identity/edge-routers', access: 'authenticated', operationId: 'getCurrentIdentityEdgeRouters',
+    summary: 'Return this list of Edge Routers the identity has access to',
+    handler: async (ctx, { node }) => {
+      const routers = await callerEdgeRouters(ctx, node, requireCaller(ctx));
+      sendData(ctx, routers, { pagination: { limit: routers.length, offset: 0, totalCount: routers.length } });
+    },
+  },
+  {
+    method: 'get', path: '/services/:id/edge-routers', access: 'authenticated', operationId: 'listServiceEdgeRouters',
+    summary: 'List of edge routers permitted to handle traffic for the specified service',
+    handler: async (ctx, { node }) => {
+      const caller = requireCaller(ctx);
+      await requireServiceAccess(node, caller, ctx.params.id);
+      const mine = new Map((await callerEdgeRouters(ctx, node, caller)).map((r) => [r.id, r]));
+      const page = await node.query({ op: 'related', parent: { kind: 'services', id: ctx.params.id }, kind: 'edge-routers', params: { limit: MAX_PAGE }, viewer: {} });
+      const both = (page.data as Wire[]).filter((r) => mine.has(r.id)).map((r) => pick(r, EDGE_ROUTER_FIELDS));
+      sendData(ctx, { edgeRouters: both });
+    },
+  },
+  {
+    method: 'get', path: '/services/:id/terminators', access: 'authenticated', operationId: 'listServiceTerminators',
+    summary: 'List of terminators assigned to a service', query: LIST_QUERY,
+    handler: async (ctx, { node }) => {
+      await requireServiceAccess(node, requireCaller(ctx), ctx.params.id);
+      const msg = { op: 'related' as const, parent: { kind: 'services' as const, id: ctx.params.id }, kind: 'terminators' as const, params: listParams(ctx), viewer: {} };
+      await sendList(ctx, node, msg, (t) => pick(t, ['id', 'createdAt', 'updatedAt', 'tags', '_links', 'serviceId', 'service', 'routerId', 'identity']));
+    },
+  },
+  {
+    method: 'get', path: '/current-api-session/service-updates', access: 'authenticated', operationId: 'listServiceUpdates',
+    summary: 'Returns data indicating whether a client should updates it service list',
+    handler: async (ctx, { node }) => sendData(ctx, await node.query({ op: 'serviceUpdates' })),
+  },
+];
 
 /** The edge routers the caller's edge router policies give it (as the client API shows them). */
 async function callerEdgeRouters(ctx: Context, node: NodeClient, caller: Caller): Promise<Wire[]> {

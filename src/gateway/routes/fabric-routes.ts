@@ -3,7 +3,6 @@
 // and circuits, which are always empty: Weft has no data plane. Admin only, as upstream.
 
 import type { Context } from 'koa';
-import type Router from '@koa/router';
 import { newId } from '../../domain/ids.js';
 import { MAX_LIMIT, NO_LIMIT_REPORTED, parsePagingParam, resolvePaging, type PageRequest } from '../../domain/paging.js';
 import { parseSortParam, readPath, sortComparator } from '../../domain/query/index.js';
@@ -11,69 +10,77 @@ import { resourceOf } from '../../domain/registry.js';
 import { ApiError } from '../../errors.js';
 import { sendCreated, sendData, sendDataJson, sendEmpty } from '../envelope.js';
 import { jsonBody } from '../middleware/body.js';
-import { requireAdmin } from '../middleware/session.js';
 import { sendList } from '../list-answer.js';
 import type { NodeClient } from '../node-client.js';
+import type { KindName } from '../../protocol/v1/kind-names.js';
 import type { ListParams, Viewer } from '../../protocol/v1/query-messages.js';
 import { listParams, viewer } from './resource-routes.js';
+import type { HandRoute, RouteContext, RouteDeps } from './route-table.js';
 
 export const FABRIC_PATH = '/fabric/v1';
 
 type Wire = Record<string, unknown>;
 
-export function addFabricRoutes(router: Router, node: NodeClient): void {
-  const list = (kind: string) => async (ctx: Context) => {
-    requireAdmin(ctx);
-    await sendList(ctx, node, { op: 'list', kind, params: listParams(ctx), viewer: viewer(ctx) });
-  };
-  const get = (kind: string) => async (ctx: Context & { params: Record<string, string> }) => {
-    requireAdmin(ctx);
-    sendDataJson(ctx, await node.queryJson({ op: 'get', kind, id: ctx.params.id, viewer: viewer(ctx) }));
-  };
-  const empty = async (ctx: Context) => {
-    requireAdmin(ctx);
-    const { limit, offset } = pageOf(listParams(ctx));
-    sendData(ctx, [], { pagination: { limit: reportedLimit(limit), offset, totalCount: 0 }, filterableFields: [] });
-  };
+const list = (kind: KindName) => (ctx: RouteContext, { node }: RouteDeps) =>
+  sendList(ctx, node, { op: 'list', kind, params: listParams(ctx), viewer: viewer(ctx) });
+const get = (kind: KindName) => async (ctx: RouteContext, { node }: RouteDeps) => {
+  sendDataJson(ctx, await node.queryJson({ op: 'get', kind, id: ctx.params.id, viewer: viewer(ctx) }));
+};
+const empty = (ctx: RouteContext) => {
+  const { limit, offset } = pageOf(listParams(ctx));
+  sendData(ctx, [], { pagination: { limit: reportedLimit(limit), offset, totalCount: 0 }, filterableFields: [] });
+};
+const terminators = resourceOf('terminators');
+const LIST_QUERY = ['filter', 'limit', 'offset'] as const;
 
-  router.get('/routers', async (ctx) => {
-    requireAdmin(ctx);
-    await sendRouters(ctx, node);
-  });
-  router.get('/routers/:id', async (ctx) => {
-    requireAdmin(ctx);
-    for (const kind of ['routers', 'edge-routers']) {
-      try {
-        sendData(ctx, fabricRouter(await node.query({ op: 'get', kind, id: ctx.params.id, viewer: viewer(ctx) })));
-        return;
-      } catch (err) {
-        if (!(err instanceof ApiError) || err.code !== 'NOT_FOUND') throw err;
+/** Upstream fabric's operations (admin only, as upstream). */
+export const FABRIC_ROUTES: readonly HandRoute[] = [
+  {
+    method: 'get', path: '/routers', access: 'admin', operationId: 'listRouters', summary: 'List routers', query: LIST_QUERY,
+    handler: (ctx, { node }) => sendRouters(ctx, node),
+  },
+  {
+    method: 'get', path: '/routers/:id', access: 'admin', operationId: 'detailRouter', summary: 'Retrieves a single router',
+    handler: async (ctx, { node }) => {
+      for (const kind of ['routers', 'edge-routers'] as const) {
+        try {
+          sendData(ctx, fabricRouter(await node.query({ op: 'get', kind, id: ctx.params.id, viewer: viewer(ctx) })));
+          return;
+        } catch (err) {
+          if (!(err instanceof ApiError) || err.code !== 'NOT_FOUND') throw err;
+        }
       }
-    }
-    throw new ApiError('NOT_FOUND');
-  });
-  router.get('/services', list('services'));
-  router.get('/services/:id', get('services'));
-  router.get('/services/:id/terminators', async (ctx) => {
-    requireAdmin(ctx);
-    await sendList(ctx, node, { op: 'related', parent: { kind: 'services', id: ctx.params.id }, kind: 'terminators', params: listParams(ctx), viewer: viewer(ctx) });
-  });
-  const terminators = resourceOf('terminators');
-  router.get('/terminators', list('terminators'));
-  router.get('/terminators/:id', get('terminators'));
-  router.post('/terminators', async (ctx) => {
-    requireAdmin(ctx);
-    const created = await node.command<{ id: string }>(terminators, 'create', newId(), { body: jsonBody(ctx) });
-    sendCreated(ctx, 'terminators', created.id);
-  });
-  router.delete('/terminators/:id', async (ctx) => {
-    requireAdmin(ctx);
-    await node.command(terminators, 'delete', ctx.params.id, {});
-    sendEmpty(ctx);
-  });
-  router.get('/links', empty);
-  router.get('/circuits', empty);
-}
+      throw new ApiError('NOT_FOUND');
+    },
+  },
+  { method: 'get', path: '/services', access: 'admin', operationId: 'listServices', summary: 'List services', query: LIST_QUERY, handler: list('services') },
+  { method: 'get', path: '/services/:id', access: 'admin', operationId: 'detailService', summary: 'Retrieves a single service', handler: get('services') },
+  {
+    method: 'get', path: '/services/:id/terminators', access: 'admin', operationId: 'listServiceTerminators', summary: 'List of terminators assigned to a service',
+    query: LIST_QUERY,
+    handler: (ctx, { node }) =>
+      sendList(ctx, node, { op: 'related', parent: { kind: 'services', id: ctx.params.id }, kind: 'terminators', params: listParams(ctx), viewer: viewer(ctx) }),
+  },
+  { method: 'get', path: '/terminators', access: 'admin', operationId: 'listTerminators', summary: 'List terminators', query: LIST_QUERY, handler: list('terminators') },
+  { method: 'get', path: '/terminators/:id', access: 'admin', operationId: 'detailTerminator', summary: 'Retrieves a single terminator', handler: get('terminators') },
+  {
+    method: 'post', path: '/terminators', access: 'admin', operationId: 'createTerminator', summary: 'Create a terminator resource',
+    body: { type: 'object', additionalProperties: true, description: 'A terminator, with the fields of the management API\'s terminator create' }, ok: { status: 201, description: 'The terminator has been created' },
+    handler: async (ctx, { node }) => {
+      const created = await node.command<{ id: string }>(terminators, 'create', newId(), { body: jsonBody(ctx) });
+      sendCreated(ctx, 'terminators', created.id);
+    },
+  },
+  {
+    method: 'delete', path: '/terminators/:id', access: 'admin', operationId: 'deleteTerminator', summary: 'Delete a terminator',
+    handler: async (ctx, { node }) => {
+      await node.command(terminators, 'delete', ctx.params.id, {});
+      sendEmpty(ctx);
+    },
+  },
+  { method: 'get', path: '/links', access: 'admin', operationId: 'listLinks', summary: 'List links (always empty: Weft has no data plane)', query: LIST_QUERY, handler: empty },
+  { method: 'get', path: '/circuits', access: 'admin', operationId: 'listCircuits', summary: 'List circuits (always empty: Weft has no data plane)', query: LIST_QUERY, handler: empty },
+];
 
 /** A router as upstream's fabric API shows it (`connected` rather than `isOnline`). */
 function fabricRouter(wire: Wire): Wire {
@@ -101,7 +108,7 @@ async function sendRouters(ctx: Context, node: NodeClient): Promise<void> {
   // Without a sort, both kinds are read by name so that their merge is by name too.
   const sort = requested.sort ?? 'name';
   const end = limit === 'none' ? Infinity : offset + limit;
-  const kinds = await Promise.all(['routers', 'edge-routers'].map((kind) => readUpTo(node, kind, { ...requested, sort }, viewer(ctx), end)));
+  const kinds = await Promise.all((['routers', 'edge-routers'] as const).map((kind) => readUpTo(node, kind, { ...requested, sort }, viewer(ctx), end)));
   const order = sortComparator(parseSortParam(sort, () => ({ type: 'string', sortable: true })), (wire: Wire, field) => readPath(wire, field));
   const merged = kinds.flatMap((k) => k.items).sort(order);
   const totalCount = kinds.reduce((sum, k) => sum + k.total, 0);
@@ -110,7 +117,7 @@ async function sendRouters(ctx: Context, node: NodeClient): Promise<void> {
 }
 
 /** The first `end` items of one kind's list (all of them when fewer), and its total. */
-async function readUpTo(node: NodeClient, kind: string, params: ListParams, reader: Viewer, end: number): Promise<{ items: Wire[]; total: number; filterableFields: unknown }> {
+async function readUpTo(node: NodeClient, kind: KindName, params: ListParams, reader: Viewer, end: number): Promise<{ items: Wire[]; total: number; filterableFields: unknown }> {
   const items: Wire[] = [];
   for (;;) {
     const want = Math.min(MAX_LIMIT, end - items.length);

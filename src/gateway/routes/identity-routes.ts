@@ -1,24 +1,28 @@
 // Identity operations beyond CRUD: disable / enable and the policy advisor.
 
-import type Router from '@koa/router';
 import { sendData, sendEmpty } from '../envelope.js';
 import { jsonBody } from '../middleware/body.js';
-import { requireAdmin } from '../middleware/session.js';
-import type { NodeClient } from '../node-client.js';
+import { objectSchema, type HandRoute } from './route-table.js';
 
-export function addIdentityRoutes(router: Router, node: NodeClient): void {
-  router.post('/identities/:id/disable', async (ctx) => {
-    requireAdmin(ctx);
-    await node.identity('disable', ctx.params.id, { body: jsonBody(ctx) ?? {} });
-    sendEmpty(ctx);
-  });
-  router.post('/identities/:id/enable', async (ctx) => {
-    requireAdmin(ctx);
-    await node.identity('enable', ctx.params.id);
-    sendEmpty(ctx);
-  });
-  router.get('/identities/:id/policy-advice/:serviceId', async (ctx) => {
-    requireAdmin(ctx);
-    sendData(ctx, await node.query({ op: 'policyAdvice', identityId: ctx.params.id, serviceId: ctx.params.serviceId }));
-  });
-}
+export const IDENTITY_ROUTES: readonly HandRoute[] = [
+  {
+    method: 'post', path: '/identities/:id/disable', access: 'admin', operationId: 'disableIdentity', summary: 'Set an identity as disabled',
+    body: objectSchema({ durationMinutes: { type: 'integer', description: 'Minutes until the identity is enabled again; 0 disables it until enabled' } }, ['durationMinutes']),
+    handler: async (ctx, { node }) => {
+      await node.identity('disable', ctx.params.id, { body: jsonBody(ctx) ?? {} });
+      sendEmpty(ctx);
+    },
+  },
+  {
+    method: 'post', path: '/identities/:id/enable', access: 'admin', operationId: 'enableIdentity', summary: 'Clears all disabled state from an identity',
+    handler: async (ctx, { node }) => {
+      await node.identity('enable', ctx.params.id);
+      sendEmpty(ctx);
+    },
+  },
+  {
+    method: 'get', path: '/identities/:id/policy-advice/:serviceId', access: 'admin', operationId: 'getIdentityPolicyAdvice',
+    summary: 'Analyze policies relating the given identity and service',
+    handler: async (ctx, { node }) => sendData(ctx, await node.query({ op: 'policyAdvice', identityId: ctx.params.id, serviceId: ctx.params.serviceId })),
+  },
+];

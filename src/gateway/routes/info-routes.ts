@@ -2,13 +2,13 @@
 // API document) and /summary (resource counts).
 
 import type { Context } from 'koa';
-import type Router from '@koa/router';
-import { RESOURCES } from '../../domain/registry.js';
 import { ApiError } from '../../errors.js';
 import { sendData } from '../envelope.js';
-import { requireAdmin } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
 import { buildRouterDocument } from './route-document.js';
+import type { Api, HandRoute, RouteDeps } from './route-table.js';
+
+export type { BaseUrl } from './route-table.js';
 
 export const PRODUCT_VERSION = 'v0.1.0';
 export const MANAGEMENT_PATH = '/edge/management/v1';
@@ -19,9 +19,6 @@ export const CLIENT_PATH = '/edge/client/v1';
 function capabilities(node: NodeClient): string[] {
   return node.clustered ? ['HA_CONTROLLER'] : [];
 }
-
-/** The advertised base URL of this node, e.g. https://127.0.0.1:1280 */
-export type BaseUrl = () => string;
 
 export function versionInfo(baseUrl: string): Record<string, unknown> {
   const api = (path: string) => ({ v1: { apiBaseUrls: [`${baseUrl}${path}`], path } });
@@ -39,47 +36,61 @@ export function versionInfo(baseUrl: string): Record<string, unknown> {
   };
 }
 
-const SPECS = [
-  { id: 'edge-management', name: 'Weft Edge Management API', path: MANAGEMENT_PATH },
-  { id: 'edge-client', name: 'Weft Edge Client API', path: CLIENT_PATH },
-];
-type Spec = (typeof SPECS)[number];
-
-function specDetail(spec: Spec) {
+function specDetail(api: Api) {
   const epoch = new Date(0).toISOString();
-  return { id: spec.id, name: spec.name, createdAt: epoch, updatedAt: epoch, tags: {}, _links: { self: { href: `./specs/${spec.id}` }, spec: { href: `./specs/${spec.id}/spec` } } };
+  return { id: api.id, name: api.name, createdAt: epoch, updatedAt: epoch, tags: {}, _links: { self: { href: `./specs/${api.id}` }, spec: { href: `./specs/${api.id}/spec` } } };
 }
 
-export function addInfoRoutes(router: Router, node: NodeClient, baseUrl: BaseUrl): void {
-  const version = (ctx: Context) => sendData(ctx, versionInfo(baseUrl()));
-  router.get('/', version);
-  router.get('/version', version);
-  router.get('/enumerated-capabilities', (ctx) => sendData(ctx, capabilities(node)));
-  // This router's own document: the management API's from the declarations and its routes, the
-  // client API's from its routes. Built on first use, when every route is in place; upstream
-  // serves the document as a string.
-  const own = SPECS.find((spec) => spec.path === router.opts.prefix) ?? SPECS[0]!;
-  let document: string | undefined;
-  const ownDocument = () =>
-    (document ??= JSON.stringify(
-      buildRouterDocument({ router, prefix: own.path, resources: own.path === MANAGEMENT_PATH ? RESOURCES : [], title: own.name, version: PRODUCT_VERSION }),
-    ));
-  router.get('/specs', (ctx) => sendData(ctx, [specDetail(own)], { pagination: { limit: 1, offset: 0, totalCount: 1 } }));
-  router.get('/specs/:id', (ctx) => sendData(ctx, specDetail(findSpec(own, ctx.params.id))));
-  router.get('/specs/:id/spec', (ctx) => {
-    findSpec(own, ctx.params.id);
-    sendData(ctx, ownDocument());
-  });
-  router.get('/summary', async (ctx) => {
-    requireAdmin(ctx);
+/** Each API's document, built on first use (when every route is in place); upstream serves the
+ * document as a string. */
+const documents = new WeakMap<Api, string>();
+function documentOf(api: Api): string {
+  let document = documents.get(api);
+  if (document === undefined) documents.set(api, (document = JSON.stringify(buildRouterDocument(api, PRODUCT_VERSION))));
+  return document;
+}
+
+const version = (ctx: Context, { baseUrl }: RouteDeps) => sendData(ctx, versionInfo(baseUrl()));
+const VERSION_ANSWER = { description: 'Version information' };
+
+/** Served by both APIs: each describes its own document. */
+export const INFO_ROUTES: readonly HandRoute[] = [
+  { method: 'get', path: '/', access: 'none', operationId: 'listRoot', summary: 'Returns version information', ok: VERSION_ANSWER, handler: version },
+  { method: 'get', path: '/version', access: 'none', operationId: 'listVersion', summary: 'Returns version information', ok: VERSION_ANSWER, handler: version },
+  {
+    method: 'get', path: '/enumerated-capabilities', access: 'none', operationId: 'listEnumeratedCapabilities',
+    summary: 'Returns all capabilities this version of the controller is aware of, enabled or not.',
+    ok: { description: 'The capabilities this node implements', data: { type: 'array', items: { type: 'string' } } },
+    handler: (ctx, { node }) => sendData(ctx, capabilities(node)),
+  },
+  {
+    method: 'get', path: '/specs', access: 'none', operationId: 'listSpecs', summary: 'Returns a list of API specs',
+    handler: (ctx, { api }) => sendData(ctx, [specDetail(api)], { pagination: { limit: 1, offset: 0, totalCount: 1 } }),
+  },
+  {
+    method: 'get', path: '/specs/:id', access: 'none', operationId: 'detailSpec', summary: 'Return a single spec resource',
+    handler: (ctx, { api }) => sendData(ctx, specDetail(findSpec(api, ctx.params.id))),
+  },
+  {
+    method: 'get', path: '/specs/:id/spec', access: 'none', operationId: 'detailSpecBody', summary: "Returns the spec's file",
+    ok: { description: 'This API document, as a JSON string', data: { type: 'string' } },
+    handler: (ctx, { api }) => sendData(ctx, documentOf(findSpec(api, ctx.params.id))),
+  },
+];
+
+/** `/summary`: counts of each resource (management API). */
+export const SUMMARY_ROUTE: HandRoute = {
+  method: 'get', path: '/summary', access: 'admin', operationId: 'listSummary', summary: 'Returns a list of accessible resource counts',
+  ok: { description: 'The number of each resource, by camel-cased kind', data: { type: 'object', additionalProperties: { type: 'integer' } } },
+  handler: async (ctx, { node }) => {
     const counts = await node.query({ op: 'summary' });
     const camel: Record<string, number> = {};
     for (const [kind, n] of Object.entries(counts)) camel[kind.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())] = n;
     sendData(ctx, camel);
-  });
-}
+  },
+};
 
-function findSpec(own: Spec, id: string): Spec {
-  if (own.id !== id) throw new ApiError('NOT_FOUND');
-  return own;
+function findSpec(api: Api, id: string): Api {
+  if (api.id !== id) throw new ApiError('NOT_FOUND');
+  return api;
 }

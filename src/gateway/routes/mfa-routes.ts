@@ -4,79 +4,112 @@
 // `mfa-validation-code` header.
 
 import type { Context } from 'koa';
-import type Router from '@koa/router';
 import { fieldError } from '../../errors.js';
 import { sendData, sendEmpty } from '../envelope.js';
-import { jsonBody, routeBodyMiddleware } from '../middleware/body.js';
-import { requireAdmin, requireCaller } from '../middleware/session.js';
+import { jsonBody } from '../middleware/body.js';
+import { requireCaller } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
 import { qrCodePng } from '../qr/png.js';
+import { objectSchema, STRING, type HandRoute } from './route-table.js';
 
 const CODE_HEADER = 'mfa-validation-code';
 const QR_CODE_PIXELS = 256;
 
-export function addMfaRoutes(router: Router, node: NodeClient): void {
-  /** A command to the caller's identity actor, with the caller's API session. */
-  const own = (ctx: Context, op: 'mfaEnroll' | 'mfaVerify' | 'mfaAuthenticate' | 'mfaRegenerateCodes' | 'mfaDelete' | 'mfaTotpToken', code?: string) => {
-    const caller = requireCaller(ctx);
-    return node.identity(op, caller.identityId, { code, apiSessionId: caller.apiSessionId });
-  };
+/** Upstream's `mfaCode` body. */
+const MFA_CODE = objectSchema({ code: STRING }, ['code']);
 
-  router.get('/current-identity/mfa', async (ctx) => {
-    sendData(ctx, await node.query({ op: 'mfaDetail', identityId: requireCaller(ctx).identityId }));
-  });
-  router.post('/current-identity/mfa', async (ctx) => {
-    const created = (await own(ctx, 'mfaEnroll')) as { id: string };
-    sendData(ctx, { id: created.id, _links: { self: { href: './current-identity/mfa' } } }, {}, 201);
-  });
-  router.delete('/current-identity/mfa', async (ctx) => {
-    requireCaller(ctx);
-    await own(ctx, 'mfaDelete', optionalCode(jsonBody(ctx)) ?? ctx.get(CODE_HEADER));
-    sendEmpty(ctx);
-  });
-  router.post('/current-identity/mfa/verify', async (ctx) => {
-    requireCaller(ctx);
-    await own(ctx, 'mfaVerify', requiredCode(jsonBody(ctx)));
-    sendEmpty(ctx);
-  });
-  router.get('/current-identity/mfa/qr-code', async (ctx) => {
-    const caller = requireCaller(ctx);
-    const { provisioningUrl } = await node.query({ op: 'mfaProvisioningUrl', identityId: caller.identityId });
-    ctx.status = 200;
-    ctx.type = 'image/png';
-    ctx.body = qrCodePng(provisioningUrl, QR_CODE_PIXELS);
-  });
-  // Upstream accepts the code in a GET body here.
-  router.get('/current-identity/mfa/recovery-codes', routeBodyMiddleware, async (ctx) => {
-    const caller = requireCaller(ctx);
-    const code = optionalCode(jsonBody(ctx)) ?? ctx.get(CODE_HEADER);
-    sendData(ctx, await node.query({ op: 'mfaRecoveryCodes', identityId: caller.identityId, code }));
-  });
-  router.post('/current-identity/mfa/recovery-codes', async (ctx) => {
-    requireCaller(ctx);
-    await own(ctx, 'mfaRegenerateCodes', requiredCode(jsonBody(ctx)));
-    sendEmpty(ctx);
-  });
-  // A signed proof that the caller's session passed a TOTP check now (posture responses use it).
-  router.post('/current-api-session/totp-token', async (ctx) => {
-    requireCaller(ctx);
-    sendData(ctx, await own(ctx, 'mfaTotpToken', optionalCode(jsonBody(ctx)) ?? ''));
-  });
-  router.post('/authenticate/mfa', async (ctx) => {
-    requireCaller(ctx);
-    await own(ctx, 'mfaAuthenticate', requiredCode(jsonBody(ctx)));
-    sendEmpty(ctx);
-  });
+type OwnOp = 'mfaEnroll' | 'mfaVerify' | 'mfaAuthenticate' | 'mfaRegenerateCodes' | 'mfaDelete' | 'mfaTotpToken';
+
+/** A command to the caller's identity actor, with the caller's API session. */
+function own(ctx: Context, node: NodeClient, op: OwnOp, code?: string) {
+  const caller = requireCaller(ctx);
+  return node.identity(op, caller.identityId, { code, apiSessionId: caller.apiSessionId });
 }
+
+export const MFA_ROUTES: readonly HandRoute[] = [
+  {
+    method: 'get', path: '/current-identity/mfa', access: 'authenticated', operationId: 'detailMfa',
+    summary: 'Returns the current status of MFA enrollment',
+    handler: async (ctx, { node }) => sendData(ctx, await node.query({ op: 'mfaDetail', identityId: requireCaller(ctx).identityId })),
+  },
+  {
+    method: 'post', path: '/current-identity/mfa', access: 'authenticated', operationId: 'enrollMfa', summary: 'Initiate MFA enrollment',
+    ok: { status: 201, description: 'The MFA enrollment has been started' },
+    handler: async (ctx, { node }) => {
+      const created = (await own(ctx, node, 'mfaEnroll')) as { id: string };
+      sendData(ctx, { id: created.id, _links: { self: { href: './current-identity/mfa' } } }, {}, 201);
+    },
+  },
+  {
+    method: 'delete', path: '/current-identity/mfa', access: 'authenticated', operationId: 'deleteMfa',
+    summary: 'Disable MFA for the current identity', body: objectSchema({ code: STRING }),
+    handler: async (ctx, { node }) => {
+      await own(ctx, node, 'mfaDelete', optionalCode(jsonBody(ctx)) ?? ctx.get(CODE_HEADER));
+      sendEmpty(ctx);
+    },
+  },
+  {
+    method: 'post', path: '/current-identity/mfa/verify', access: 'authenticated', operationId: 'verifyMfa',
+    summary: 'Complete MFA enrollment by verifying a time based one time token', body: MFA_CODE,
+    handler: async (ctx, { node }) => {
+      await own(ctx, node, 'mfaVerify', requiredCode(jsonBody(ctx)));
+      sendEmpty(ctx);
+    },
+  },
+  {
+    method: 'get', path: '/current-identity/mfa/qr-code', access: 'authenticated', operationId: 'detailMfaQrCode',
+    summary: 'Show a QR code for unverified MFA enrollments',
+    ok: { description: 'The provisioning URL as a QR code', produces: 'image/png', data: { type: 'file' } },
+    handler: async (ctx, { node }) => {
+      const { provisioningUrl } = await node.query({ op: 'mfaProvisioningUrl', identityId: requireCaller(ctx).identityId });
+      ctx.status = 200;
+      ctx.type = 'image/png';
+      ctx.body = qrCodePng(provisioningUrl, QR_CODE_PIXELS);
+    },
+  },
+  {
+    // Upstream accepts the code in a GET body here.
+    method: 'get', path: '/current-identity/mfa/recovery-codes', access: 'authenticated', getBody: true, operationId: 'detailMfaRecoveryCodes',
+    summary: 'For a completed MFA enrollment view the current recovery codes', body: objectSchema({ code: STRING }),
+    handler: async (ctx, { node }) => {
+      const code = optionalCode(jsonBody(ctx)) ?? ctx.get(CODE_HEADER);
+      sendData(ctx, await node.query({ op: 'mfaRecoveryCodes', identityId: requireCaller(ctx).identityId, code }));
+    },
+  },
+  {
+    method: 'post', path: '/current-identity/mfa/recovery-codes', access: 'authenticated', operationId: 'createMfaRecoveryCodes',
+    summary: 'For a completed MFA enrollment regenerate the recovery codes', body: MFA_CODE,
+    handler: async (ctx, { node }) => {
+      await own(ctx, node, 'mfaRegenerateCodes', requiredCode(jsonBody(ctx)));
+      sendEmpty(ctx);
+    },
+  },
+  {
+    // A signed proof that the caller's session passed a TOTP check now (posture responses use it).
+    method: 'post', path: '/current-api-session/totp-token', access: 'authenticated', operationId: 'createTotpToken',
+    summary: 'Create an MFA TOTP token that proves TOTP code checking has passed as a specific time for posture checks.',
+    body: objectSchema({ code: STRING }),
+    handler: async (ctx, { node }) => sendData(ctx, await own(ctx, node, 'mfaTotpToken', optionalCode(jsonBody(ctx)) ?? '')),
+  },
+  {
+    method: 'post', path: '/authenticate/mfa', access: 'authenticated', operationId: 'authenticateMfa', summary: 'Complete MFA authentication', body: MFA_CODE,
+    handler: async (ctx, { node }) => {
+      await own(ctx, node, 'mfaAuthenticate', requiredCode(jsonBody(ctx)));
+      sendEmpty(ctx);
+    },
+  },
+];
 
 /** `DELETE /identities/{id}/mfa`: management API only. */
-export function addIdentityMfaRoutes(router: Router, node: NodeClient): void {
-  router.delete('/identities/:id/mfa', async (ctx) => {
-    requireAdmin(ctx);
-    await node.identity('mfaRemove', ctx.params.id);
-    sendEmpty(ctx);
-  });
-}
+export const IDENTITY_MFA_ROUTES: readonly HandRoute[] = [
+  {
+    method: 'delete', path: '/identities/:id/mfa', access: 'admin', operationId: 'removeIdentityMfa', summary: 'Remove MFA from an identitity',
+    handler: async (ctx, { node }) => {
+      await node.identity('mfaRemove', ctx.params.id);
+      sendEmpty(ctx);
+    },
+  },
+];
 
 /** The body's `code` (the upstream `mfaCode` document requires it): 400 when missing. */
 function requiredCode(body: unknown): string {

@@ -1,18 +1,18 @@
 // Management views of an identity's volatile posture state, answered by its identity actor:
 // `/identities/{id}/posture-data` and `/identities/{id}/failed-service-requests` (last 50).
 
-import type Router from '@koa/router';
 import { sendData } from '../envelope.js';
-import { requireAdmin } from '../middleware/session.js';
-import type { NodeClient } from '../node-client.js';
+import type { HandRoute } from './route-table.js';
 
-export function addPostureDataRoutes(router: Router, node: NodeClient): void {
-  router.get('/identities/:id/posture-data', async (ctx) => {
-    requireAdmin(ctx);
-    sendData(ctx, await node.identity('postureData', ctx.params.id));
-  });
-  router.get('/identities/:id/failed-service-requests', async (ctx) => {
-    requireAdmin(ctx);
-    sendData(ctx, await node.identity('failedServiceRequests', ctx.params.id));
-  });
-}
+export const POSTURE_DATA_ROUTES: readonly HandRoute[] = [
+  {
+    method: 'get', path: '/identities/:id/posture-data', access: 'admin', operationId: 'getIdentityPostureData',
+    summary: 'Retrieve the curent posture data for a specific identity.',
+    handler: async (ctx, { node }) => sendData(ctx, await node.identity('postureData', ctx.params.id)),
+  },
+  {
+    method: 'get', path: '/identities/:id/failed-service-requests', access: 'admin', operationId: 'getIdentityFailedServiceRequests',
+    summary: 'Retrieve a list of the most recent service failure requests due to posture checks',
+    handler: async (ctx, { node }) => sendData(ctx, await node.identity('failedServiceRequests', ctx.params.id)),
+  },
+];

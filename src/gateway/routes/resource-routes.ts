@@ -2,16 +2,14 @@
 // each with the access the declaration names. Nothing here is specific to one resource.
 
 import type { Context } from 'koa';
-import type Router from '@koa/router';
 import { newId } from '../../domain/ids.js';
-import type { Access, Operation, ResourceDecl } from '../../domain/resource.js';
-import { ApiError } from '../../errors.js';
+import { kindOf } from '../../domain/registry.js';
+import type { Operation, ResourceDecl } from '../../domain/resource.js';
 import { sendCreated, sendDataJson, sendEmpty } from '../envelope.js';
 import { sendList } from '../list-answer.js';
 import { jsonBody } from '../middleware/body.js';
-import { requireAccess, requireCaller } from '../middleware/session.js';
 import type { ListParams, Viewer } from '../../protocol/v1/query-messages.js';
-import type { NodeClient } from '../node-client.js';
+import type { DeclaredRoute, Method, RouteAccess, RouteContext, RouteDeps } from './route-table.js';
 
 /** The list parameters of the request's query string. */
 export function listParams(ctx: Context): ListParams {
@@ -44,43 +42,38 @@ export function viewer(ctx: Context): Viewer {
   };
 }
 
-/** `path` serves the kind under another URL segment too (e.g. routers as `transit-routers`). */
-export function addResourceRoutes(router: Router, node: NodeClient, decl: ResourceDecl, path: string = decl.kind): void {
+/** A route derived from a declaration, with the operation it serves. */
+export type ResourceRoute = DeclaredRoute & { op: Operation };
+
+/** The declared operations of a resource as routes, each with the access the declaration names
+ * (`admin-403` for an operation in its `forbiddenToNonAdmins`). `path` serves the kind under
+ * another URL segment too (e.g. routers as `transit-routers`). */
+export function resourceRoutes(decl: ResourceDecl, path: string = decl.kind): ResourceRoute[] {
   const base = `/${path}`;
-  const { ops, kind } = decl;
-  /** The declared access of an operation, with the declaration's 403 for non-admin sessions. */
-  const requireOp = (ctx: Context, op: Operation, access: Access) => {
-    if (decl.forbiddenToNonAdmins?.includes(op) && !requireCaller(ctx).isAdmin) throw new ApiError('FORBIDDEN');
-    requireAccess(ctx, access);
+  const { ops } = decl;
+  const kind = kindOf(decl.kind);
+  const accessOf = (op: Operation): RouteAccess => (decl.forbiddenToNonAdmins?.includes(op) ? 'admin-403' : (ops[op] ?? 'admin'));
+  const routes: ResourceRoute[] = [];
+  const add = (op: Operation, method: Method, at: string, handler: ResourceRoute['handler']) => {
+    if (ops[op]) routes.push({ declared: true, op, method, path: at, access: accessOf(op), handler });
   };
-  if (ops.list) {
-    const access = ops.list;
-    router.get(base, async (ctx) => {
-      requireOp(ctx, 'list', access);
-      await sendList(ctx, node, { op: 'list', kind, params: listParams(ctx), viewer: viewer(ctx) });
-    });
-  }
-  if (ops.get) {
-    const access = ops.get;
-    router.get(`${base}/:id`, async (ctx) => {
-      requireOp(ctx, 'get', access);
-      sendDataJson(ctx, await node.queryJson({ op: 'get', kind, id: ctx.params.id, viewer: viewer(ctx) }));
-    });
-  }
-  if (ops.create) {
-    const access = ops.create;
-    router.post(base, async (ctx) => {
-      requireOp(ctx, 'create', access);
-      const created = await node.command<{ id: string }>(decl, 'create', newId(), { body: jsonBody(ctx) });
-      sendCreated(ctx, kind, created.id);
-    });
-  }
-  const update = (op: 'replace' | 'patch' | 'delete') => async (ctx: Context & { params: Record<string, string> }) => {
-    requireOp(ctx, op, ops[op] ?? 'admin');
-    await node.command(decl, op, ctx.params.id, op === 'delete' ? {} : { body: jsonBody(ctx) });
+  add('list', 'get', base, (ctx, { node }) => sendList(ctx, node, { op: 'list', kind, params: listParams(ctx), viewer: viewer(ctx) }));
+  add('get', 'get', `${base}/:id`, async (ctx, { node }) => {
+    sendDataJson(ctx, await node.queryJson({ op: 'get', kind, id: ctx.params.id, viewer: viewer(ctx) }));
+  });
+  add('create', 'post', base, async (ctx, { node }) => {
+    const created = await node.command<{ id: string }>(decl, 'create', newId(), { body: jsonBody(ctx) });
+    sendCreated(ctx, kind, created.id);
+  });
+  const update = (op: 'replace' | 'patch') => async (ctx: RouteContext, { node }: RouteDeps) => {
+    await node.command(decl, op, ctx.params.id, { body: jsonBody(ctx) });
     sendEmpty(ctx);
   };
-  if (ops.replace) router.put(`${base}/:id`, update('replace'));
-  if (ops.patch) router.patch(`${base}/:id`, update('patch'));
-  if (ops.delete) router.delete(`${base}/:id`, update('delete'));
+  add('replace', 'put', `${base}/:id`, update('replace'));
+  add('patch', 'patch', `${base}/:id`, update('patch'));
+  add('delete', 'delete', `${base}/:id`, async (ctx, { node }) => {
+    await node.command(decl, 'delete', ctx.params.id, {});
+    sendEmpty(ctx);
+  });
+  return routes;
 }

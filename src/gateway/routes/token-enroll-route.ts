@@ -2,16 +2,17 @@
 // (see actors/credentials/token-enroll). The token is verified here; a token that does not
 // verify, or names another signer than `ziti-token-issuer-id`, is 400 INVALID_ENROLLMENT_TOKEN.
 
-import type Router from '@koa/router';
 import { newId } from '../../domain/ids.js';
 import { ApiError } from '../../errors.js';
 import { verifyBearer, type VerifiedBearer } from '../login/ext-jwt-bearer.js';
 import { sendData } from '../envelope.js';
 import { jsonBody } from '../middleware/body.js';
-import type { NodeClient } from '../node-client.js';
+import { objectSchema, STRING, type HandRoute } from './route-table.js';
 
-export function addTokenEnrollRoute(router: Router, node: NodeClient): void {
-  router.post('/enroll/token', async (ctx) => {
+export const TOKEN_ENROLL_ROUTE: HandRoute = {
+  method: 'post', path: '/enroll/token', access: 'none', operationId: 'enrollToken',
+  summary: 'Enroll a new identity with the bearer JWT of an external JWT signer', body: objectSchema({ clientCsr: STRING }),
+  handler: async (ctx, { node }) => {
     let verified: VerifiedBearer;
     try {
       verified = await verifyBearer(ctx, node);
@@ -27,5 +28,5 @@ export function addTokenEnrollRoute(router: Router, node: NodeClient): void {
       body: { signerId: verified.signer.id, claims: verified.claims, csr },
     });
     sendData(ctx, result);
-  });
-}
+  },
+};

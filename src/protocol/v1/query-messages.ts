@@ -4,6 +4,7 @@
 // writes the shapes again.
 
 import type { Protocol } from './handler-table.js';
+import { kindName, type KindName } from './kind-names.js';
 import { obj, optBool, optObj, optStr, optStrList, str, unknownOperation, type Fields } from './message-fields.js';
 
 /** The query parameters of a list request, as the gateway received them. */
@@ -101,9 +102,9 @@ type Streamable = { stream?: boolean };
 
 /** Every query of the family; `ops.*` and `cluster.*` go to node-local features (see DelegatedQuery). */
 export type QueryRequest =
-  | ({ op: 'get'; kind: string; id: string } & Pick<Listing, 'viewer'>)
-  | ({ op: 'list'; kind: string } & Listing & Streamable)
-  | ({ op: 'related'; parent: { kind: string; id: string }; kind: string } & Listing & Streamable)
+  | ({ op: 'get'; kind: KindName; id: string } & Pick<Listing, 'viewer'>)
+  | ({ op: 'list'; kind: KindName } & Listing & Streamable)
+  | ({ op: 'related'; parent: { kind: KindName; id: string }; kind: KindName } & Listing & Streamable)
   | { op: 'listNext'; cursor: string }
   | { op: 'listClose'; cursor: string }
   | ({ op: 'clientServices'; identityId: string; apiSessionId?: string; id?: string; posture: PostureSnapshotField } & Listing & Streamable)
@@ -122,7 +123,7 @@ export type QueryRequest =
   | { op: 'findCertIdentity'; pems: string[]; fingerprint: string }
   | { op: 'findRouterByFingerprint'; fingerprint: string }
   | { op: 'findUpdb'; username: string }
-  | ({ op: 'roleAttributes'; kind: string; params?: ListParams } & Streamable)
+  | ({ op: 'roleAttributes'; kind: KindName; params?: ListParams } & Streamable)
   | { op: 'controllers' }
   | { op: 'postureCheckTypes'; id?: string; params?: ListParams }
   | { op: 'summary' }
@@ -225,11 +226,11 @@ function pems(m: Fields): string[] {
 export const QUERY_PROTOCOL: Protocol<QueryRequest> = {
   family: 'query',
   readers: {
-    get: (m) => ({ op: m.op, kind: str(m, 'kind'), id: str(m, 'id'), viewer: viewer(m) }),
-    list: (m) => ({ op: m.op, kind: str(m, 'kind'), ...listing(m), stream: optBool(m, 'stream') }),
+    get: (m) => ({ op: m.op, kind: kindName(m, 'kind'), id: str(m, 'id'), viewer: viewer(m) }),
+    list: (m) => ({ op: m.op, kind: kindName(m, 'kind'), ...listing(m), stream: optBool(m, 'stream') }),
     related: (m) => {
       const parent = obj(m, 'parent');
-      return { op: m.op, parent: { kind: str(parent, 'kind'), id: str(parent, 'id') }, kind: str(m, 'kind'), ...listing(m), stream: optBool(m, 'stream') };
+      return { op: m.op, parent: { kind: kindName(parent, 'kind'), id: str(parent, 'id') }, kind: kindName(m, 'kind'), ...listing(m), stream: optBool(m, 'stream') };
     },
     listNext: (m) => ({ op: m.op, cursor: str(m, 'cursor') }),
     listClose: (m) => ({ op: m.op, cursor: str(m, 'cursor') }),
@@ -257,7 +258,7 @@ export const QUERY_PROTOCOL: Protocol<QueryRequest> = {
     findCertIdentity: (m) => ({ op: m.op, pems: pems(m), fingerprint: str(m, 'fingerprint') }),
     findRouterByFingerprint: (m) => ({ op: m.op, fingerprint: str(m, 'fingerprint') }),
     findUpdb: (m) => ({ op: m.op, username: str(m, 'username') }),
-    roleAttributes: (m) => ({ op: m.op, kind: str(m, 'kind'), params: params(m), stream: optBool(m, 'stream') }),
+    roleAttributes: (m) => ({ op: m.op, kind: kindName(m, 'kind'), params: params(m), stream: optBool(m, 'stream') }),
     controllers: (m) => ({ op: m.op }),
     postureCheckTypes: (m) => ({ op: m.op, id: optStr(m, 'id'), params: params(m) }),
     summary: (m) => ({ op: m.op }),

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Router from '@koa/router';
 import { MemoryBus } from '../../../src/bus/memory-bus.js';
-import { addClientRoutes, addManagementRoutes } from '../../../src/gateway/routes/index.js';
+import { CLIENT_API, MANAGEMENT_API, mountApi } from '../../../src/gateway/routes/index.js';
 import { CLIENT_PATH, MANAGEMENT_PATH } from '../../../src/gateway/routes/info-routes.js';
 import { indexRoutes } from '../../../src/gateway/routes/route-index.js';
 import { NodeClient } from '../../../src/gateway/node-client.js';
@@ -55,11 +55,11 @@ function same(prefix: string, add: (router: Router, node: NodeClient) => void): 
 
 describe('indexRoutes', () => {
   it('matches the management API exactly as koa-router does', () => {
-    assert.ok(same(MANAGEMENT_PATH, (r, node) => addManagementRoutes(r, node, () => 'https://localhost:1280')) > 1000);
+    assert.ok(same(MANAGEMENT_PATH, (r, node) => mountApi(r, MANAGEMENT_API, node, () => 'https://localhost:1280')) > 1000);
   });
 
   it('matches the client API exactly as koa-router does', () => {
-    assert.ok(same(CLIENT_PATH, (r, node) => addClientRoutes(r, node, () => 'https://localhost:1280')) > 200);
+    assert.ok(same(CLIENT_PATH, (r, node) => mountApi(r, CLIENT_API, node, () => 'https://localhost:1280')) > 200);
   });
 
   it('picks up routes added after indexing', () => {
