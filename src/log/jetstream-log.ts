@@ -193,10 +193,12 @@ export class JetStreamLog<C = unknown> implements Log<C> {
 
   /** The stream's last sequence, asked of the stream's leader (one stream info request). Every
    * read barrier asks it, so it goes as a plain request and only `state.last_seq` is read; the
-   * JetStream manager's info costs the node about twice the CPU. */
+   * JetStream manager's info costs the node about twice the CPU. An answer without a leader is
+   * refused: once a replicated stream has been leaderless for a while, a follower answers stream
+   * info with its own state, which may lack entries the next leader will still commit. */
   async lastSeq(): Promise<number> {
     if (!this.isConnected()) throw new LogUnavailableError(this.#state === 'open' ? 'NATS is not connected' : `JetStreamLog is ${this.#state}`);
-    let info: { state?: { last_seq?: unknown }; error?: { description?: string } };
+    let info: { state?: { last_seq?: unknown }; cluster?: { leader?: string }; error?: { description?: string } };
     try {
       const reply = await this.#opts.nc.request(this.#streamInfoSubject, EMPTY, { timeout: LAST_SEQ_TIMEOUT_MS });
       info = JSON.parse(decoder.decode(reply.data));
@@ -204,6 +206,7 @@ export class JetStreamLog<C = unknown> implements Log<C> {
       throw new LogUnavailableError(`JetStreamLog: stream info of ${this.#opts.stream} failed`, { cause: err });
     }
     const last = info.state?.last_seq;
+    if (info.cluster && !info.cluster.leader) throw new LogUnavailableError(`JetStreamLog: stream ${this.#opts.stream} has no leader now`);
     if (typeof last !== 'number') {
       throw new LogUnavailableError(`JetStreamLog: stream info of ${this.#opts.stream} failed: ${info.error?.description ?? 'no last sequence in the answer'}`);
     }
