@@ -12,7 +12,6 @@ import { ApiError, toApiError } from '../errors.js';
 import { readRequestFields } from '../protocol/v1/command-envelope.js';
 import { invalidMessage } from '../protocol/v1/message-fields.js';
 import { Mailbox } from './mailbox.js';
-import { notTakenUp } from './proposer.js';
 import { commandContextOf, withCommandContext } from './request-context.js';
 
 /** What travels to an actor: the entity key, the operation and its payload. */
@@ -163,9 +162,16 @@ export class ActorHost {
     // A node whose log is its own proposes without request ids or expiry: no command context.
     if (!sharded) return slot.mailbox.submit(() => handleRetryingStale(actor, msg)).finally(() => this.inFlight--);
     const request = readRequestFields(msg);
-    // A command not taken up by its `proposeBy` (its actor is busy, e.g. with an append waiting
-    // for a new stream leader) is dropped unrun: its requester hears at once that nothing was written.
-    const startBy = request.proposeBy === undefined ? undefined : { at: request.proposeBy, refusal: notTakenUp };
+    // A command not taken up by its `proposeBy` (its actor is busy: a flood, or an append waiting
+    // for a new stream leader) is dropped unrun, like one that found the mailbox full: 429, and
+    // its requester hears at once that nothing was done.
+    const startBy = request.proposeBy === undefined ? undefined : {
+      at: request.proposeBy,
+      refusal: () => {
+        this.opts.onReject?.('mailbox');
+        return new ApiError('SERVER_TOO_MANY_REQUESTS', { code: 'NOT_TAKEN_UP', message: 'the entity was busy for too long to take this command up; nothing was done' });
+      },
+    };
     return slot.mailbox.submit(async () => {
       const context = commandContextOf(request);
       // The requester's request saw the log up to `seen`: whatever the handling reads (a name

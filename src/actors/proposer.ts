@@ -2,7 +2,7 @@
 // them, so the caller reads its own write. Rejections come back as the apply's ApiError.
 
 import { commandMsgId, FENCED, type Command, type Op } from '../domain/commands.js';
-import { ApiError, fromWire, NOT_STORED } from '../errors.js';
+import { ApiError, fromWire } from '../errors.js';
 import { LogOutcomeUnknownError, LogUnavailableError } from '../log/jetstream-log.js';
 import type { Log } from '../log/log.js';
 import type { Replica } from '../store/replica.js';
@@ -36,12 +36,10 @@ export class Proposer {
       // The requester has given up: proposing now could store a write it was told is unknown.
       if (context?.deadline !== undefined && Date.now() > context.deadline) throw new ApiError('TIMEOUT');
       if (context?.fenced) throw new ApiError('TIMEOUT', { code: FENCED, message: 'a later delivery of this command took it over' });
-      // Nothing of the command is stored before its first proposal: past `proposeBy` the
-      // requester is told so at once, instead of waiting while the log cannot take it.
-      if (context?.proposeBy !== undefined && context.proposals === 0) {
-        if (Date.now() > context.proposeBy) throw notTakenUp();
-        refusedBy = context.proposeBy;
-      }
+      // Nothing of the command is stored before its first proposal: while JetStream refuses it
+      // (no stream leader), the requester is told so once `proposeBy` has passed, instead of
+      // waiting for the log to come back.
+      if (context?.proposals === 0) refusedBy = context.proposeBy;
       if (context?.rid !== undefined) {
         command.rid = context.rid;
         msgId = commandMsgId(context.rid, context.attempt, ++context.proposals);
@@ -57,11 +55,6 @@ export class Proposer {
     if (!result.ok) throw fromWire(result.error);
     return seq;
   }
-}
-
-/** The first proposal was not made in time: nothing of the command is in the log (503). */
-export function notTakenUp(): ApiError {
-  return new ApiError('SERVICE_UNAVAILABLE', { code: NOT_STORED, message: 'the cluster could not take this write up in time (its log is failing over, or the entity is busy); nothing was written' });
 }
 
 /** A log that cannot be reached refused the write (503, nothing was written); one whose answer

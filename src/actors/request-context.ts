@@ -13,8 +13,8 @@ export interface CommandContext {
   rid?: string;
   /** Epoch ms after which the requester no longer waits: nothing is proposed after it. */
   deadline?: number;
-  /** Epoch ms after which the first proposal is not made, and its append gives up while
-   * JetStream refuses it: the answer is then a certain 503 (nothing written). */
+  /** Epoch ms after which the first proposal's append gives up while JetStream refuses it: the
+   * answer is then a certain 503 (nothing written). */
   proposeBy?: number;
   /** Which delivery of the command this is: 0 the requester's first send, n its n-th re-send
    * after the shard's owner was declared gone (the re-sent message carries `attempt`). */

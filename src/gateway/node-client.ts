@@ -20,9 +20,9 @@ function isNoResponders(err: unknown): boolean {
 }
 
 /** 503 causes that say the command wrote nothing: it was never sent (no node serves the shard,
- * no NATS), the owner had not applied far enough to handle it, or it was not taken up (or its
- * append was refused) before its `proposeBy`. */
-const NOTHING_WRITTEN = new Set<unknown>([NO_RESPONDERS, 'NATS_UNREACHABLE', 'CATCHING_UP', NOT_STORED]);
+ * no NATS), the owner had not applied far enough to handle it, or JetStream refused its first
+ * append until its `proposeBy` (NATS_UNREACHABLE). */
+const NOTHING_WRITTEN = new Set<unknown>([NO_RESPONDERS, 'NATS_UNREACHABLE', 'CATCHING_UP']);
 
 /** The command may have been delivered and stored, but its answer did not come back. */
 function isLostAnswer(err: unknown): boolean {
@@ -70,9 +70,10 @@ export type RecoveredOutcome = { ok: true } | { ok: false; error: WireError } | 
 
 /** How long a command's requester waits for the actor's answer (ms). */
 const COMMAND_TIMEOUT_MS = 10_000;
-/** How long an owner may take to start a command's first proposal, and to wait while JetStream
- * refuses its append (no stream leader during an election), before it answers 503 NOT_STORED /
- * NATS_UNREACHABLE: the answer stays within a few seconds while the log fails over (ms). */
+/** How long a command may wait in its owner's mailbox (then 429 NOT_TAKEN_UP) or for the owner
+ * to apply the requester's `seen` (503 CATCHING_UP), and how long its first append waits while
+ * JetStream refuses it (503 NATS_UNREACHABLE), so that answers stay within a few seconds while
+ * the log fails over; each of these wrote nothing (ms). */
 const PROPOSE_WITHIN_MS = 2_000;
 /** After a write is done, how long since the command started the requester waits for its own
  * replica to apply it before answering anyway (the next request's read barrier waits for it). */

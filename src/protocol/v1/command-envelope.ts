@@ -14,9 +14,9 @@ export type CommandEnvelope = {
   rid?: string;
   /** Epoch ms after which the requester no longer waits. */
   deadline?: number;
-  /** Cluster mode: epoch ms after which the owner starts no handling or first proposal of the
-   * command and gives up appends JetStream refuses: the requester is then answered at once that
-   * nothing was written (see ActorHost, Proposer). */
+  /** Cluster mode: epoch ms after which the owner no longer takes the command up from its
+   * mailbox, stops waiting for `seen`, and gives up a first append JetStream keeps refusing: the
+   * requester is then answered at once that nothing was written (see ActorHost, Proposer). */
   proposeBy?: number;
   /** Cluster mode: how far the requester's node had applied the log (the owner applies at
    * least that far before handling; see ActorHost). */
