@@ -23,6 +23,10 @@ export interface WireError {
  * subject now): nothing was delivered, so it is safe to ask again. */
 export const NO_RESPONDERS = 'NO_RESPONDERS';
 
+/** The cause code of a SERVICE_UNAVAILABLE whose write is certainly not in the log (its outcome
+ * was looked up after it could no longer be stored): safe to send again. */
+export const NOT_STORED = 'NOT_STORED';
+
 interface CatalogueEntry {
   status: number;
   message: string;

@@ -50,7 +50,8 @@ export interface ActorHostOptions {
    * sequence (`seen`), waited for with `waitApplied` before handling, and are answered with a
    * CommandReply. */
   sharded?: {
-    waitApplied: (seq: number) => Promise<void>;
+    /** Waits until this node applied `seq`; 503 CATCHING_UP after `maxMs` (default: its own bound). */
+    waitApplied: (seq: number, maxMs?: number) => Promise<void>;
     /** Shuts the earlier deliveries of a command sent again (`attempt` > 0) out of the log
      * before it is handled here; throws when one of them stored it first (command-fences.ts). */
     fence?: (rid: string, attempt: number) => Promise<void>;
@@ -160,12 +161,22 @@ export class ActorHost {
     const sharded = this.opts.sharded;
     // A node whose log is its own proposes without request ids or expiry: no command context.
     if (!sharded) return slot.mailbox.submit(() => handleRetryingStale(actor, msg)).finally(() => this.inFlight--);
+    const request = readRequestFields(msg);
+    // A command not taken up by its `proposeBy` (its actor is busy: a flood, or an append waiting
+    // for a new stream leader) is dropped unrun, like one that found the mailbox full: 429, and
+    // its requester hears at once that nothing was done.
+    const startBy = request.proposeBy === undefined ? undefined : {
+      at: request.proposeBy,
+      refusal: () => {
+        this.opts.onReject?.('mailbox');
+        return new ApiError('SERVER_TOO_MANY_REQUESTS', { code: 'NOT_TAKEN_UP', message: 'the entity was busy for too long to take this command up; nothing was done' });
+      },
+    };
     return slot.mailbox.submit(async () => {
-      const request = readRequestFields(msg);
       const context = commandContextOf(request);
       // The requester's request saw the log up to `seen`: whatever the handling reads (a name
       // taken, a referenced entity) must be at least that recent.
-      await sharded.waitApplied(request.seen ?? 0);
+      await sharded.waitApplied(request.seen ?? 0, request.proposeBy === undefined ? undefined : request.proposeBy - Date.now());
       if (context.attempt > 0 && context.rid !== undefined) {
         if (!sharded.fence) throw new ApiError('TIMEOUT', { code: 'OUTCOME_UNKNOWN', message: 'this node cannot take over a command sent again; its outcome is the earlier delivery\'s' });
         await sharded.fence(context.rid, context.attempt);
@@ -177,7 +188,7 @@ export class ActorHost {
       }
       const answer = await withCommandContext(context, () => handleRetryingStale(actor, msg));
       return commandReply(answer, context.seq);
-    }).finally(() => this.inFlight--);
+    }, startBy).finally(() => this.inFlight--);
   }
 
   /** Total messages waiting or running, and the deepest mailbox (for metrics and tests). */

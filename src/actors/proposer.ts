@@ -31,17 +31,22 @@ export class Proposer {
 
   private async append(command: Command, context: CommandContext | undefined): Promise<number> {
     let msgId: string | undefined;
+    let refusedBy: number | undefined;
     if (this.commandTtlMs !== undefined) {
       // The requester has given up: proposing now could store a write it was told is unknown.
       if (context?.deadline !== undefined && Date.now() > context.deadline) throw new ApiError('TIMEOUT');
       if (context?.fenced) throw new ApiError('TIMEOUT', { code: FENCED, message: 'a later delivery of this command took it over' });
+      // Nothing of the command is stored before its first proposal: while JetStream refuses it
+      // (no stream leader), the requester is told so once `proposeBy` has passed, instead of
+      // waiting for the log to come back.
+      if (context?.proposals === 0) refusedBy = context.proposeBy;
       if (context?.rid !== undefined) {
         command.rid = context.rid;
         msgId = commandMsgId(context.rid, context.attempt, ++context.proposals);
       }
       command.expires = new Date(Date.now() + this.commandTtlMs).toISOString();
     }
-    const seq = await this.log.append(command, { msgId }).catch((err) => {
+    const seq = await this.log.append(command, { msgId, refusedBy }).catch((err) => {
       throw appendFailure(err);
     });
     const result = await this.replica.waitFor(seq);

@@ -13,6 +13,9 @@ export interface CommandContext {
   rid?: string;
   /** Epoch ms after which the requester no longer waits: nothing is proposed after it. */
   deadline?: number;
+  /** Epoch ms after which the first proposal's append gives up while JetStream refuses it: the
+   * answer is then a certain 503 (nothing written). */
+  proposeBy?: number;
   /** Which delivery of the command this is: 0 the requester's first send, n its n-th re-send
    * after the shard's owner was declared gone (the re-sent message carries `attempt`). */
   attempt: number;
@@ -34,6 +37,7 @@ export function commandContextOf(request: RequestFields): CommandContext {
   return {
     rid: request.rid,
     deadline: request.deadline,
+    proposeBy: request.proposeBy,
     attempt: attempt !== undefined && Number.isSafeInteger(attempt) && attempt > 0 ? attempt : 0,
     seq: 0,
     proposals: 0,

@@ -175,7 +175,7 @@ export class ClusterNode {
       },
       handoverMs: HANDOVER_MS,
       appliedSeq: () => replica.appliedSeq,
-      waitApplied: (seq) => this.waitApplied(replica, seq),
+      waitApplied: (seq, maxMs) => this.waitApplied(replica, seq, maxMs),
       recover: (rid, settledBy) => outcomes.outcome(rid, settledBy),
       commandTtlMs: COMMAND_TTL_MS,
     };
@@ -186,15 +186,15 @@ export class ClusterNode {
   shardedHost(log: JetStreamLog<Command>, replica: Replica, nodeId: string): NonNullable<ActorHostOptions['sharded']> {
     const fences = new CommandFences({ log, nodeId, resultOf: (seq) => replica.waitFor(seq, APPLY_WAIT_MS) });
     return {
-      waitApplied: (seq) => this.waitApplied(replica, seq),
+      waitApplied: (seq, maxMs) => this.waitApplied(replica, seq, maxMs),
       fence: (rid, attempt) => fences.fence(rid, attempt),
     };
   }
 
-  /** Waits until the replica has applied `seq`: 503 CATCHING_UP after APPLY_WAIT_MS. */
-  async waitApplied(replica: Replica, seq: number): Promise<void> {
+  /** Waits until the replica has applied `seq`: 503 CATCHING_UP after `maxMs` (at most APPLY_WAIT_MS). */
+  async waitApplied(replica: Replica, seq: number, maxMs = APPLY_WAIT_MS): Promise<void> {
     if (replica.appliedSeq >= seq) return;
-    await replica.waitFor(seq, APPLY_WAIT_MS).catch(() => {
+    await replica.waitFor(seq, Math.max(0, Math.min(maxMs, APPLY_WAIT_MS))).catch(() => {
       throw new ApiError('SERVICE_UNAVAILABLE', { code: 'CATCHING_UP', message: `this node has not applied the cluster log up to ${seq} yet` });
     });
   }
@@ -227,7 +227,7 @@ export class ClusterNode {
         if (err instanceof ApiError) throw err;
         throw new ApiError('SERVICE_UNAVAILABLE', { code: 'NATS_UNREACHABLE', message: `the cluster log cannot be read now: ${err instanceof Error ? err.message : String(err)}` });
       }),
-      waitApplied: (seq) => this.waitApplied(replica, seq),
+      waitApplied: (seq, maxMs) => this.waitApplied(replica, seq, maxMs),
     });
   }
 }

@@ -1,6 +1,8 @@
 // Cluster membership: every node puts a heartbeat under its node id in a JetStream KV bucket
 // each second and watches the bucket; a member not heard from for `deadAfterMs` is gone. The
-// ready members decide shard ownership (shard-map.ts). Volatile; never in the replica.
+// ready members decide shard ownership (shard-map.ts). Volatile; never in the replica. A peer's
+// silence counts only while this node's own heartbeats go through: when they fail too (the bucket
+// has no stream leader for a while, or this node lost NATS), silence says nothing about the peer.
 
 import { randomBytes } from 'node:crypto';
 import type { KV, KvEntry, NatsConnection, QueuedIterator } from 'nats';
@@ -57,6 +59,10 @@ export class Membership implements NodeDirectory {
   private checker?: NodeJS.Timeout;
   private lastReady = '';
   private stopped = false;
+  /** Start of the first of this node's heartbeats that failed since the last one went through. */
+  private blindSince?: number;
+  /** Start of the oldest heartbeat still waiting for its answer. */
+  private pendingSince?: number;
   /** True once the watch has delivered the values stored before it began. */
   private initialized = false;
   private onChange?: (ready: string[]) => void;
@@ -103,7 +109,7 @@ export class Membership implements NodeDirectory {
 
   /** Node ids of the ready members (this node included when it is ready), sorted. */
   readyMembers(): string[] {
-    const now = Date.now();
+    const now = this.silenceClock();
     const ids = new Set<string>();
     for (const [id, heard] of this.peers) {
       const drained = heard.info.draining === true || this.drains.get(id) === heard.info.instance;
@@ -117,8 +123,9 @@ export class Membership implements NodeDirectory {
   /** Every member heard from recently, this node first (GET /controllers). */
   list(): (KnownNode & MemberInfo)[] {
     const now = Date.now();
+    const silence = this.silenceClock();
     const peers = [...this.peers.values()]
-      .filter((h) => h.info.id !== this.self.id && now - h.lastSeenMs <= this.deadAfterMs)
+      .filter((h) => h.info.id !== this.self.id && silence - h.lastSeenMs <= this.deadAfterMs)
       .sort((a, b) => (a.info.id < b.info.id ? -1 : 1))
       .map((h) => ({ ...h.info, lastSeenMs: h.lastSeenMs, isOnline: true, isLocal: false }));
     return [{ ...this.self, instance: this.instance, lastSeenMs: now, isOnline: true, isLocal: true }, ...peers];
@@ -170,12 +177,36 @@ export class Membership implements NodeDirectory {
 
   private async heartbeat(): Promise<void> {
     if (this.stopped) return;
+    const started = Date.now();
+    this.pendingSince ??= started;
     try {
       const info: MemberInfo = { ...this.self, instance: this.instance };
       await this.kv.put(this.self.id, JSON.stringify(info));
+      this.heardSelf();
     } catch (err) {
+      this.pendingSince = undefined;
+      this.blindSince ??= started;
       this.opts.onError?.(err);
     }
+  }
+
+  /** The time up to which peers' silence counts: now, or, while this node's own heartbeats
+   * fail or hang, when they began to. */
+  private silenceClock(): number {
+    const now = Date.now();
+    let clock = Math.min(now, this.blindSince ?? now);
+    if (this.pendingSince !== undefined && now - this.pendingSince > this.intervalMs) clock = Math.min(clock, this.pendingSince);
+    return clock;
+  }
+
+  /** A heartbeat went through: the time this node could not write does not count as the peers'
+   * silence, so each of them gets that long again to be heard. */
+  private heardSelf(): void {
+    const blind = Date.now() - this.silenceClock();
+    this.blindSince = undefined;
+    this.pendingSince = undefined;
+    if (blind <= 0) return;
+    for (const heard of this.peers.values()) heard.lastSeenMs = Math.min(Date.now(), heard.lastSeenMs + blind);
   }
 
   private async follow(watcher: QueuedIterator<KvEntry>): Promise<void> {

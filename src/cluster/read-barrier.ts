@@ -2,11 +2,16 @@
 // to the stream's last sequence as of the request's start, so a write acknowledged by any node
 // is seen by every request that starts after it. Concurrent requests share one stream query.
 
-/** What the barrier needs: the stream's last sequence, and a wait until the replica applied it. */
+/** What the barrier needs: the stream's last sequence, and a wait (of at most `maxMs`) until the
+ * replica applied it. */
 export interface BarrierSource {
   lastSeq(): Promise<number>;
-  waitApplied(seq: number): Promise<void>;
+  waitApplied(seq: number, maxMs: number): Promise<void>;
 }
+
+/** A barrier gives up after this long in all (ms): a query that waited for the one before it,
+ * then the wait for the replica, stay within the few seconds a request is answered in. */
+const SYNC_WITHIN_MS = 3_500;
 
 export class ReadBarrier {
   #running?: Promise<number>;
@@ -16,7 +21,9 @@ export class ReadBarrier {
 
   /** Resolves once this node has applied every entry appended before the call. */
   async sync(): Promise<void> {
-    await this.source.waitApplied(await this.lastSeqAfterNow());
+    const started = Date.now();
+    const seq = await this.lastSeqAfterNow();
+    await this.source.waitApplied(seq, Math.max(0, started + SYNC_WITHIN_MS - Date.now()));
   }
 
   /** The stream's last sequence read by a query sent after this call: a query already under way

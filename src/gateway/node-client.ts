@@ -7,7 +7,7 @@ import { readCommandReply, type CommandReply } from '../bus/command-reply.js';
 import { DEFAULT_CLUSTER_SCOPE, DEFAULT_SHARD_COUNT, entitySubject, querySubject, shardOf, type CommandScope } from '../bus/subjects.js';
 import { resourceOf } from '../domain/registry.js';
 import type { ResourceDecl } from '../domain/resource.js';
-import { ApiError, fromWire, NO_RESPONDERS, type WireError } from '../errors.js';
+import { ApiError, fromWire, NO_RESPONDERS, NOT_STORED, type WireError } from '../errors.js';
 import type { IdentityOp, IdentityPayload, IdentityReply } from '../protocol/v1/identity-commands.js';
 import type { AnyQuery, QueryReply, QueryRequest } from '../protocol/v1/query-messages.js';
 
@@ -19,12 +19,16 @@ function isNoResponders(err: unknown): boolean {
   return err instanceof ApiError && causeCode(err) === NO_RESPONDERS;
 }
 
-/** The command may have been delivered and stored, but its answer did not come back. A 503
- * from a node that could not reach NATS, or from nobody serving the shard, was never sent. */
+/** 503 causes that say the command wrote nothing: it was never sent (no node serves the shard,
+ * no NATS), the owner had not applied far enough to handle it, or JetStream refused its first
+ * append until its `proposeBy` (NATS_UNREACHABLE). */
+const NOTHING_WRITTEN = new Set<unknown>([NO_RESPONDERS, 'NATS_UNREACHABLE', 'CATCHING_UP']);
+
+/** The command may have been delivered and stored, but its answer did not come back. */
 function isLostAnswer(err: unknown): boolean {
   if (!(err instanceof ApiError)) return false;
   if (err.code === 'TIMEOUT') return true;
-  return err.code === 'SERVICE_UNAVAILABLE' && causeCode(err) !== NO_RESPONDERS && causeCode(err) !== 'NATS_UNREACHABLE' && causeCode(err) !== 'CATCHING_UP';
+  return err.code === 'SERVICE_UNAVAILABLE' && !NOTHING_WRITTEN.has(causeCode(err));
 }
 
 /** Cluster-mode options of a NodeClient. */
@@ -33,8 +37,8 @@ export interface NodeClientOptions {
    * owner applies at least that far before handling it). */
   appliedSeq?: () => number;
   /** Cluster mode: waits until this node has applied the sequence a command's handling appended,
-   * so that what follows reads the write. */
-  waitApplied?: (seq: number) => Promise<void>;
+   * so that what follows reads the write (for at most `maxMs` when given). */
+  waitApplied?: (seq: number, maxMs?: number) => Promise<void>;
   /** While a shard has no owner (a node died or joined; ownership moves), a command is tried
    * again for up to this many ms. 0 = fail at once. */
   handoverMs?: number;
@@ -66,6 +70,14 @@ export type RecoveredOutcome = { ok: true } | { ok: false; error: WireError } | 
 
 /** How long a command's requester waits for the actor's answer (ms). */
 const COMMAND_TIMEOUT_MS = 10_000;
+/** How long a command may wait in its owner's mailbox (then 429 NOT_TAKEN_UP) or for the owner
+ * to apply the requester's `seen` (503 CATCHING_UP), and how long its first append waits while
+ * JetStream refuses it (503 NATS_UNREACHABLE), so that answers stay within a few seconds while
+ * the log fails over; each of these wrote nothing (ms). */
+const PROPOSE_WITHIN_MS = 2_000;
+/** After a write is done, how long since the command started the requester waits for its own
+ * replica to apply it before answering anyway (the next request's read barrier waits for it). */
+const ANSWER_WAIT_MS = 3_500;
 /** Commands whose answer recovery can rebuild from the outcome alone. */
 const REBUILDABLE = new Set(['create', 'replace', 'patch', 'delete']);
 
@@ -111,7 +123,8 @@ export class NodeClient {
   }
 
   private async commandInCluster(subject: string, body: Record<string, unknown>, shard: number): Promise<unknown> {
-    const handoverEnds = Date.now() + (this.opts.handoverMs ?? 0);
+    const started = Date.now();
+    const handoverEnds = started + (this.opts.handoverMs ?? 0);
     const rid = randomUUID();
     let deadline = 0;
     /** The first delivery's reply once the command was sent again (see deliver()). */
@@ -123,9 +136,13 @@ export class NodeClient {
       if (!superseded) deadline = Date.now() + COMMAND_TIMEOUT_MS;
       let delivered: Delivered;
       try {
-        const msg = { ...body, rid, deadline, seen: this.opts.appliedSeq?.() ?? 0, ...(superseded ? { attempt: 1 } : {}) };
+        // Each delivery gets PROPOSE_WITHIN_MS to be taken up: past it the owner answers at once
+        // that nothing was written, unless an append of it may have been stored.
+        const proposeBy = Date.now() + PROPOSE_WITHIN_MS;
+        const msg = { ...body, rid, deadline, proposeBy, seen: this.opts.appliedSeq?.() ?? 0, ...(superseded ? { attempt: 1 } : {}) };
         delivered = await this.deliver(subject, msg, deadline, shard, superseded);
       } catch (err) {
+
         // Nobody serves the shard: this delivery was not made, so asking again is safe.
         if (isNoResponders(err) && Date.now() + pause <= handoverEnds) {
           await new Promise((resolve) => setTimeout(resolve, pause));
@@ -156,7 +173,7 @@ export class NodeClient {
       }
       // The write is done: a wait that fails now (this node fell behind) must not turn its
       // answer into a failure. The next request's read barrier still waits for the write.
-      if (reply.seq > 0) await this.opts.waitApplied?.(reply.seq).catch(() => undefined);
+      if (reply.seq > 0) await this.opts.waitApplied?.(reply.seq, Math.max(0, started + ANSWER_WAIT_MS - Date.now())).catch(() => undefined);
       return reply.answer;
     }
   }
@@ -196,7 +213,7 @@ export class NodeClient {
   /** The answer of a command whose reply was lost, from its outcome in the log. */
   private recovered(body: Record<string, unknown>, outcome: RecoveredOutcome): unknown {
     if (outcome === 'none') {
-      throw new ApiError('SERVICE_UNAVAILABLE', { code: 'NOT_STORED', message: 'the write was not stored; it is safe to send it again' });
+      throw new ApiError('SERVICE_UNAVAILABLE', { code: NOT_STORED, message: 'the write was not stored; it is safe to send it again' });
     }
     if (outcome === 'unknown') {
       throw new ApiError('TIMEOUT', { code: 'OUTCOME_UNKNOWN', message: 'the cluster log could not be read to tell whether the write was stored; read it back before sending it again' });

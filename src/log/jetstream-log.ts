@@ -43,8 +43,10 @@ const ATTEMPT_TIMEOUT_MS = 2_000;
 /** No attempt starts with less time than this before the deadline (it would only time out). */
 const MIN_ATTEMPT_MS = 250;
 /** Timeout of a follower's requests (consumer create, info): one sent to a server that just died
- * is retried on another server sooner. */
-const FOLLOW_API_TIMEOUT_MS = 2_000;
+ * is retried on another server sooner. After a stream leader's server is killed, JetStream may
+ * place a new R1 consumer on that dead server for some seconds (the create then never answers),
+ * so a follower that tries again quickly lands on a live one sooner (nats-server 2.9). */
+const FOLLOW_API_TIMEOUT_MS = 1_000;
 const RETRY_MS = [25, 100, 250, 500, 1000];
 const FOLLOW_BATCH = 256;
 
@@ -120,9 +122,13 @@ export class JetStreamLog<C = unknown> implements Log<C> {
    * minutes returns the first append's sequence and stores nothing. Throws LogUnavailableError
    * at once when nothing can be sent (RangeError when the command is over NATS's max_payload);
    * after appendDeadlineMs without an ack, LogOutcomeUnknownError, or LogUnavailableError when
-   * every attempt was refused.
+   * every attempt was refused. `refusedBy` (epoch ms) ends the wait earlier while nothing may
+   * have been stored: once every attempt until then was refused (no stream leader, no NATS
+   * connection), LogUnavailableError, and no attempt is made after it. An attempt that may have
+   * been stored (it timed out) is retried under its msg id until it is acknowledged or the
+   * deadline passes, whatever `refusedBy` says: its outcome must be known before it is answered.
    */
-  append(command: C, opts: { msgId?: string } = {}): Promise<number> {
+  append(command: C, opts: { msgId?: string; refusedBy?: number } = {}): Promise<number> {
     if (this.#state !== 'open') return Promise.reject(new LogUnavailableError(`JetStreamLog is ${this.#state}; nothing was appended`));
     const json = JSON.stringify(command);
     if (json === undefined) return Promise.reject(new TypeError('JetStreamLog: command is not JSON-serialisable'));
@@ -130,7 +136,7 @@ export class JetStreamLog<C = unknown> implements Log<C> {
     const max = this.#opts.nc.info?.max_payload ?? Infinity;
     if (data.length > max) return Promise.reject(new RangeError(`JetStreamLog: command of ${data.length} bytes is over NATS's max_payload (${max})`));
     if (!this.isConnected()) return Promise.reject(new LogUnavailableError('NATS is not connected; nothing was appended'));
-    const appending = this.#publish(data, opts.msgId ?? nuid.next());
+    const appending = this.#publish(data, opts.msgId ?? nuid.next(), opts.refusedBy);
     this.#appending.add(appending);
     void appending.finally(() => this.#appending.delete(appending)).catch(() => {});
     return appending;
@@ -138,18 +144,23 @@ export class JetStreamLog<C = unknown> implements Log<C> {
 
   /** Publishes until acknowledged. The outcome is unknown once an attempt may have reached the
    * stream (a timeout, a lost connection); it is known to be "not appended" while every attempt
-   * was refused (no responders, a JetStream error reply). */
-  async #publish(data: Uint8Array, msgID: string): Promise<number> {
+   * was refused (no responders, a JetStream error reply) or not sent (NATS not connected: the
+   * client would hold the message and send it after reconnecting, past any answer). */
+  async #publish(data: Uint8Array, msgID: string, refusedBy = Infinity): Promise<number> {
     const js = this.#js!;
     const deadline = Date.now() + this.#deadlineMs;
     let maybeStored = false;
     for (let attempt = 0; ; attempt++) {
       try {
+        if (!this.#connected) throw new LogUnavailableError('NATS is not connected; the attempt was not sent');
         const timeout = Math.max(1, Math.min(ATTEMPT_TIMEOUT_MS, deadline - Date.now()));
         return (await js.publish(this.#opts.subject, data, { msgID, timeout })).seq;
       } catch (err) {
-        maybeStored ||= !isRefusal(err);
+        maybeStored ||= !(err instanceof LogUnavailableError || isRefusal(err));
         const wait = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)];
+        if (!maybeStored && Date.now() + wait >= refusedBy) {
+          throw new LogUnavailableError('JetStream refused every attempt (no stream leader or no NATS connection); nothing was appended', { cause: err });
+        }
         if (!this.#opts.nc.isClosed() && Date.now() + wait + MIN_ATTEMPT_MS <= deadline) {
           await new Promise((resolve) => setTimeout(resolve, wait));
           continue;
@@ -182,10 +193,12 @@ export class JetStreamLog<C = unknown> implements Log<C> {
 
   /** The stream's last sequence, asked of the stream's leader (one stream info request). Every
    * read barrier asks it, so it goes as a plain request and only `state.last_seq` is read; the
-   * JetStream manager's info costs the node about twice the CPU. */
+   * JetStream manager's info costs the node about twice the CPU. An answer without a leader is
+   * refused: once a replicated stream has been leaderless for a while, a follower answers stream
+   * info with its own state, which may lack entries the next leader will still commit. */
   async lastSeq(): Promise<number> {
     if (!this.isConnected()) throw new LogUnavailableError(this.#state === 'open' ? 'NATS is not connected' : `JetStreamLog is ${this.#state}`);
-    let info: { state?: { last_seq?: unknown }; error?: { description?: string } };
+    let info: { state?: { last_seq?: unknown }; cluster?: { leader?: string }; error?: { description?: string } };
     try {
       const reply = await this.#opts.nc.request(this.#streamInfoSubject, EMPTY, { timeout: LAST_SEQ_TIMEOUT_MS });
       info = JSON.parse(decoder.decode(reply.data));
@@ -193,6 +206,7 @@ export class JetStreamLog<C = unknown> implements Log<C> {
       throw new LogUnavailableError(`JetStreamLog: stream info of ${this.#opts.stream} failed`, { cause: err });
     }
     const last = info.state?.last_seq;
+    if (info.cluster && !info.cluster.leader) throw new LogUnavailableError(`JetStreamLog: stream ${this.#opts.stream} has no leader now`);
     if (typeof last !== 'number') {
       throw new LogUnavailableError(`JetStreamLog: stream info of ${this.#opts.stream} failed: ${info.error?.description ?? 'no last sequence in the answer'}`);
     }

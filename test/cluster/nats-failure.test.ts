@@ -11,6 +11,7 @@ import {
   assertAllReadable,
   assertNoneCommitted,
   createProbeTargets,
+  describeAfter,
   describeLoad,
   failedByAnswer,
   lateAnswers,
@@ -51,6 +52,7 @@ describe('NATS servers failing under the cluster', () => {
     await sleep(Math.max(0, killedAt + 8_000 - Date.now()));
     const outcomes = await load.stop();
     console.log(`kill -9 nats ${victimName}: ${describeLoad(outcomes)}`);
+    console.log(`after the kill: ${describeAfter(outcomes, killedAt)}; probes: ${cluster.nodes.map((n, i) => `${n.name} ${JSON.stringify(probes[i])}`).join('; ')}`);
 
     const ids = acknowledged(outcomes);
     assert.ok(ids.length >= WRITERS, `the load got some writes acknowledged: ${describeLoad(outcomes)}`);

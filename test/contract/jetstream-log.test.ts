@@ -182,6 +182,37 @@ test('jetstream-log - an append nobody stored is LogUnavailableError; one that m
   }
 });
 
+test('jetstream-log - refusedBy ends an append JetStream keeps refusing; an attempt that may have been stored is still retried until it is known', { timeout: 20_000 }, async () => {
+  const nc = started(singleNc);
+  const { stream, subject } = names();
+  // The default wait would outlast the test's timeout: only refusedBy can end these appends in time.
+  const log = new JetStreamLog({ nc, stream, subject, appendDeadlineMs: 100_000 });
+  await log.open();
+  let silent: Subscription | undefined;
+  try {
+    await deleteStream(nc, stream); // nobody listens on the subject: every attempt is refused
+    await assert.rejects(log.append({ i: 1 }, { refusedBy: Date.now() + 300 }), (err: unknown) => err instanceof LogUnavailableError && /nothing was appended/.test(err.message));
+
+    // The first attempt reaches a subscriber that never answers (it may have been stored), the
+    // stream then comes back: the append is retried under its msg id past refusedBy and resolves.
+    let received = 0;
+    silent = nc.subscribe(subject, { callback: () => void received++ });
+    await nc.flush();
+    const appending = log.append({ i: 2 }, { msgId: 'maybe-stored', refusedBy: Date.now() + 100 });
+    await waitFor(() => received > 0, 'the first attempt reaching the silent subscriber', 10_000);
+    silent.unsubscribe();
+    silent = undefined;
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.add({ name: stream, subjects: [subject], duplicate_window: 120_000_000_000 });
+    const seq = await appending;
+    assert.equal(seq, 1, 'stored once the stream answered, though refusedBy had passed');
+    assert.equal(await log.append({ i: 3 }, { msgId: 'maybe-stored' }), seq, 'under its msg id');
+  } finally {
+    silent?.unsubscribe();
+    await log.close();
+  }
+});
+
 /** Resolves whether `promise` has settled once pending I/O callbacks had a turn (no waiting on I/O). */
 async function settledAtOnce(promise: Promise<unknown>): Promise<boolean> {
   let settled = false;

@@ -81,6 +81,23 @@ export function describeLoad(outcomes: WriteOutcome[]): string {
   return `${outcomes.length} creates: ${[...counts].map(([k, v]) => `${k}×${v}`).join(', ')}; slowest ${slowest} ms`;
 }
 
+/** An account of the answers around a fault at `since`: the writes on their way at that moment
+ * and those sent after it, each with counts per status and the latest answer counted from `since`. */
+export function describeAfter(outcomes: WriteOutcome[], since: number): string {
+  const part = (label: string, some: WriteOutcome[]) => {
+    const counts = new Map<string, number>();
+    for (const o of some) {
+      const key = o.status !== undefined ? String(o.status) : 'no answer';
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    const latest = Math.max(0, ...some.map((o) => o.startedAt + o.ms - since));
+    return `${label} ${some.length} (${[...counts].map(([k, v]) => `${k}×${v}`).join(', ') || 'none'}; last answered ${latest} ms after it)`;
+  };
+  const onTheirWay = outcomes.filter((o) => o.startedAt < since && o.startedAt + o.ms >= since);
+  const after = outcomes.filter((o) => o.startedAt >= since);
+  return `${part('on their way at the fault', onTheirWay)}, ${part('sent after it', after)}`;
+}
+
 /** Asserts every id answers 200 on `api` (GET /identities/:id, 8 at a time). */
 export async function assertAllReadable(api: ApiClient, token: string, ids: string[], where: string): Promise<void> {
   const missing: string[] = [];

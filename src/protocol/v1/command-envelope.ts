@@ -14,6 +14,10 @@ export type CommandEnvelope = {
   rid?: string;
   /** Epoch ms after which the requester no longer waits. */
   deadline?: number;
+  /** Cluster mode: epoch ms after which the owner no longer takes the command up from its
+   * mailbox, stops waiting for `seen`, and gives up a first append JetStream keeps refusing: the
+   * requester is then answered at once that nothing was written (see ActorHost, Proposer). */
+  proposeBy?: number;
   /** Cluster mode: how far the requester's node had applied the log (the owner applies at
    * least that far before handling; see ActorHost). */
   seen?: number;
@@ -31,11 +35,11 @@ export type CrudCommand =
   | { op: 'delete' };
 
 /** The requester's fields of a command: what the actor host needs before any handler runs. */
-export type RequestFields = Pick<CommandEnvelope, 'rid' | 'deadline' | 'seen' | 'attempt'>;
+export type RequestFields = Pick<CommandEnvelope, 'rid' | 'deadline' | 'proposeBy' | 'seen' | 'attempt'>;
 
-/** Reads the requester's fields of a received command (the only reader of rid, deadline, seen, attempt). */
+/** Reads the requester's fields of a received command (the only reader of rid, deadline, proposeBy, seen, attempt). */
 export function readRequestFields(m: Fields): RequestFields {
-  return { rid: optStr(m, 'rid'), deadline: optNum(m, 'deadline'), seen: optNum(m, 'seen'), attempt: optNum(m, 'attempt') };
+  return { rid: optStr(m, 'rid'), deadline: optNum(m, 'deadline'), proposeBy: optNum(m, 'proposeBy'), seen: optNum(m, 'seen'), attempt: optNum(m, 'attempt') };
 }
 
 /** Reads the envelope fields of a received command. */

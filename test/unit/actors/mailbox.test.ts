@@ -122,4 +122,26 @@ describe('Mailbox', () => {
     assert.equal(next, 'next');
     assert.equal(box.depth, 0);
   });
+
+  it('drops a message still waiting at its start-by time, unrun, with its refusal; one that started in time runs to its end', async () => {
+    const box = new Mailbox(10);
+    const held = gate();
+    const ran: string[] = [];
+    const first = box.submit(async () => {
+      ran.push('first');
+      await held.promise;
+      return 'first';
+    }, { at: Date.now(), refusal: () => new ApiError('SERVICE_UNAVAILABLE') });
+    const late = box.submit(async () => {
+      ran.push('late');
+      return 'late';
+    }, { at: Date.now(), refusal: () => new ApiError('SERVICE_UNAVAILABLE', { code: 'NOT_STORED' }) });
+    await assert.rejects(late, (err: unknown) => err instanceof ApiError && err.status === 503);
+    assert.equal(box.depth, 1, 'the dropped message left the queue');
+    const next = box.submit(async () => 'next');
+    held.open();
+    assert.equal(await first, 'first');
+    assert.equal(await next, 'next');
+    assert.deepEqual(ran, ['first'], 'the dropped message never ran');
+  });
 });

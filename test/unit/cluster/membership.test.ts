@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { connect, type NatsConnection } from 'nats';
 import { ClusterJoinError, joinCluster } from '../../../src/cluster/cluster-join.js';
 import { Membership, NodeIdInUseError, readMembers } from '../../../src/cluster/membership.js';
+import { membersBucket } from '../../../src/cluster/cluster-names.js';
 import { startNatsServer, type NatsServerHandle } from '../../support/nats-server.js';
 
 const SECRET = 'a cluster secret of more than 32 characters';
@@ -102,6 +103,26 @@ describe('cluster membership and joining (real JetStream)', { timeout: 60_000 },
     assert.deepEqual(a.readyMembers(), ['a']);
     await a.stop();
     await c.stop();
+  });
+
+  it('while its own heartbeats fail too (the bucket cannot be written), a node does not count its peers\' silence', async () => {
+    let failures = 0;
+    const opts = { nc, clusterName: 'blind', intervalMs: 100, deadAfterMs: 400 };
+    const a = await Membership.open(self('a'), { ...opts, onError: () => void failures++ });
+    const b = await Membership.open(self('b'), opts);
+    await a.start();
+    await b.start();
+    await until(() => a.readyMembers().join() === 'a,b');
+    // The bucket's stream goes away (as while JetStream elects its leader): nobody's heartbeat
+    // goes through, and b's silence says nothing about b.
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.delete(`KV_${membersBucket('blind')}`);
+    await until(() => failures > 0);
+    await new Promise((r) => setTimeout(r, 4 * opts.deadAfterMs));
+    assert.deepEqual(a.readyMembers(), ['a', 'b']);
+    assert.deepEqual(a.list().map((n) => n.id), ['a', 'b']);
+    await a.stop();
+    await b.stop();
   });
 
   it('a drained member owns nothing on every node at once, announces draining, and serves again after a restart', async () => {
