@@ -8,6 +8,7 @@ import type { Entity } from '../domain/commands.js';
 import { ApiError } from '../errors.js';
 import type { ListChunk } from '../protocol/v1/query-messages.js';
 import { TICK } from '../store/sorted-runs.js';
+import { SLICE_MS } from '../store/time-slicer.js';
 
 export type { ListChunk };
 
@@ -23,10 +24,13 @@ export interface CursorOptions {
   idleMs: number;
 }
 
-export const CURSOR_DEFAULTS: CursorOptions = { sliceMs: 10, chunkChars: 256 * 1024, maxOpen: 32, idleMs: 30_000 };
+/** A pull's work matches the integrity check's time slice (SLICE_MS): a request waits behind at
+ * most one. */
+export const CURSOR_DEFAULTS: CursorOptions = { sliceMs: SLICE_MS, chunkChars: 256 * 1024, maxOpen: 32, idleMs: 30_000 };
 
-/** Records presented together (one presentAll call). */
-const PRESENT_BATCH = 64;
+/** Records presented together (one presentAll call). The last batch is presented after the
+ * slice is used up, so it stays small: 16 identities take about 1 ms. */
+const PRESENT_BATCH = 16;
 
 /** Turns stored records (or whatever a cursor's source yields) into the wire shape the list
  * answers with. */
