@@ -246,7 +246,7 @@ export class QueryHandler {
       let skipped = 0;
       let given = 0;
       for await (const value of values) {
-        await slicer.pause();
+        if (slicer.due()) await slicer.pause();
         if (!matches(value)) continue;
         if (skipped < offset) skipped++;
         else if (limit !== undefined && given >= limit) return;

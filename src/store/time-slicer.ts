@@ -1,6 +1,7 @@
-// Time slices for long scans (integrity check, access-index check): a scan calls `pause()` (or
-// asks `due()` in a tight loop) often, and every ~5 ms of work it yields one turn of the event
-// loop, so requests queued meanwhile run before it goes on. Owns no data; reads the clock only.
+// Time slices for long scans (integrity check, access-index check): a scan asks `due()` at every
+// item and awaits `pause()` when it is, so every ~5 ms of work it yields one turn of the event
+// loop and requests queued meanwhile run before it goes on (asking first spares an item the
+// promise and microtask of an await). Owns no data; reads the clock only.
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
