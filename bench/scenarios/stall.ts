@@ -1,9 +1,13 @@
 // Long jobs against one request: the longest wait of a `/version` request while an integrity
-// check, then an unpaged list (`limit=-1`), runs over 100,000 identities. `/version` is asked
-// one request after another on its own connection; the list's answer is read and dropped.
+// check, an unpaged list (`limit=-1`) and an integrity fix run over 100,000 identities.
+// `/version` is asked one request after another on its own connection; the list's answer is
+// read and dropped by another process, so its reading never delays this one's event loop.
 
+import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { Agent, fetch } from 'undici';
+import { LevelKv } from '../../src/store/level-kv.js';
 import { seededCopy, startBenchNode, type RunningNode } from '../lib/harness.js';
 import { LARGE } from '../lib/seed.js';
 import type { Row, ScenarioContext } from './types.js';
@@ -39,44 +43,82 @@ async function versionWaits(node: RunningNode, job: () => Promise<void>): Promis
   return { maxMs: at(1), p50Ms: at(0.5), p99Ms: at(0.99), count: waits.length, jobMs: performance.now() - started };
 }
 
-/** Starts an integrity check and waits for its end. */
-async function integrityCheck(node: RunningNode): Promise<void> {
-  const start = await node.node.request('POST', '/database/check-data-integrity', undefined, node.token);
-  if (start.status !== 202) throw new Error(`integrity check: ${start.status} ${start.text}`);
+/** Starts an integrity check (or fix) and waits for its end; returns the results' summary. */
+async function integrityRun(node: RunningNode, fix: boolean): Promise<string> {
+  const start = await node.node.request('POST', `/database/${fix ? 'fix' : 'check'}-data-integrity`, undefined, node.token);
+  if (start.status !== 202) throw new Error(`integrity ${fix ? 'fix' : 'check'}: ${start.status} ${start.text}`);
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 250));
     const res = await node.node.request('GET', '/database/data-integrity-results', undefined, node.token);
-    if (res.body.data.endTime !== '0001-01-01T00:00:00.000Z') return;
+    const data = res.body.data as { endTime: string; error: string | null; tooManyErrors: boolean; results: { fixed: boolean }[] };
+    if (data.endTime === '0001-01-01T00:00:00.000Z') continue;
+    if (data.error) throw new Error(`integrity run failed: ${data.error}`);
+    return `${data.results.length} results kept (${data.results.filter((r) => r.fixed).length} fixed), tooManyErrors ${data.tooManyErrors}`;
   }
 }
 
-/** Reads `/identities?limit=-1` to its end without keeping it; returns its size. */
+/** The list reader, run in a child process: reads `limit=-1` to its end, prints its size. */
+const READER = `
+const https = require('node:https');
+const [url, token, ca] = process.argv.slice(1);
+https.get(url, { headers: { 'zt-session': token }, ca }, (res) => {
+  if (res.statusCode !== 200) { console.error('limit=-1 answered ' + res.statusCode); process.exit(1); }
+  let bytes = 0; let tail = '';
+  res.on('data', (c) => { bytes += c.length; tail = (tail + c.toString('latin1')).slice(-200); });
+  res.on('end', () => { console.log((bytes / 1e6).toFixed(1) + ' MB, ends ' + tail.slice(-90)); });
+}).on('error', (err) => { console.error(err.message); process.exit(1); });
+`;
+
+/** Reads `/identities?limit=-1` to its end in another process, without keeping it. */
 async function unpagedList(node: RunningNode, log: (m: string) => void): Promise<void> {
-  const dispatcher = new Agent({ connect: { ca: node.node.caPem } });
+  const child = spawn(process.execPath, ['-e', READER, `${node.node.api}/identities?limit=-1`, node.token, node.node.caPem], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  if (code !== 0) throw new Error(`the limit=-1 reader exited with ${code}`);
+  log(`limit=-1: ${out.trim()}`);
+}
+
+/** Identity index keys the fix finds missing, and as many stale ones it finds, in the copy. */
+const DAMAGED_KEYS = 2_000;
+
+/**
+ * Gives the fix something to repair: deletes DAMAGED_KEYS identity index keys of the data dir's
+ * replica (every 20th) and adds as many naming identities that do not exist. Only ever run on a
+ * copy of the template, before the node opens it.
+ */
+async function damageIndex(dataDir: string): Promise<void> {
+  const kv = new LevelKv({ path: join(dataDir, 'replica') });
+  await kv.open();
   try {
-    const res = await fetch(`${node.node.api}/identities?limit=-1`, { headers: { 'zt-session': node.token }, dispatcher });
-    if (res.status !== 200 || !res.body) throw new Error(`limit=-1 answered ${res.status}`);
-    let bytes = 0;
-    let tail = '';
-    for await (const chunk of res.body) {
-      bytes += chunk.byteLength;
-      tail = (tail + Buffer.from(chunk).toString('latin1')).slice(-200);
+    const prefix = 'i\x00identities\x00';
+    const picked: string[] = [];
+    let seen = 0;
+    for await (const key of kv.keys({ gt: prefix, lt: `${prefix}\xff` })) {
+      if (seen++ % 20 === 0) picked.push(key);
+      if (picked.length >= DAMAGED_KEYS) break;
     }
-    log(`limit=-1: ${(bytes / 1e6).toFixed(1)} MB, ends ${tail.slice(-90)}`);
+    const stale = picked.map((key, i) => ({ type: 'put' as const, key: `${key.slice(0, key.lastIndexOf('\x00') + 1)}stale-${i}`, value: '' }));
+    await kv.batch([...picked.map((key) => ({ type: 'del' as const, key })), ...stale], { sync: true });
   } finally {
-    await dispatcher.close();
+    await kv.close();
   }
 }
 
 export async function stallLarge(ctx: ScenarioContext): Promise<Row[]> {
-  const node = await startBenchNode(await seededCopy('large', LARGE, ctx.log));
+  const dataDir = await seededCopy('large', LARGE, ctx.log);
+  await damageIndex(dataDir);
+  const node = await startBenchNode(dataDir);
   try {
     const rows: Row[] = [];
     const jobs: [string, () => Promise<void>][] = [
       // The floor the machine itself sets: the same loop with no job running, for 10 s.
       ['10 s without a job (baseline)', () => new Promise((resolve) => setTimeout(resolve, 10_000))],
-      ['an integrity check', () => integrityCheck(node)],
+      ['an integrity check', async () => ctx.log(`check: ${await integrityRun(node, false)}`)],
       ['a limit=-1 list', () => unpagedList(node, ctx.log)],
+      // Snapshot first, then the check, repairing the damaged keys in commands of 200 repairs.
+      [`an integrity fix (${2 * DAMAGED_KEYS} keys to repair)`, async () => ctx.log(`fix: ${await integrityRun(node, true)}`)],
+      ['an integrity check after the fix', async () => ctx.log(`check after the fix: ${await integrityRun(node, false)}`)],
     ];
     for (const [name, job] of jobs) {
       const r = await versionWaits(node, job);

@@ -71,7 +71,16 @@ export interface RequestReport {
   loginMethod?: string;
 }
 
+/** Koa answers a stream body only after asking whether it is a `Blob`, a `ReadableStream` or a
+ * `Response`: Node loads those globals (the last one is its bundled undici) on first use, which
+ * took 20-200 ms, on the event loop, in the middle of the first streamed list after a start.
+ * The gateway loads them while the node starts instead. */
+function loadWebGlobals(): void {
+  for (const global of [Blob, ReadableStream, Response]) if (typeof global !== 'function') throw new Error('a web global is missing');
+}
+
 export function createGateway(opts: GatewayOptions): Koa {
+  loadWebGlobals();
   const app = new Koa({ proxy: false });
   const node = new NodeClient(opts.bus, opts.nodeId, opts.scope, opts.commands);
   app.use(async (ctx, next) => {

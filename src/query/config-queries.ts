@@ -7,14 +7,18 @@ import type { Kind } from '../domain/registry.js';
 import { ApiError } from '../errors.js';
 import type { Scope } from '../store/query-engine.js';
 import type { Replica } from '../store/replica.js';
+import { sortedRuns, TICK } from '../store/sorted-runs.js';
 import { entityRef, type Decorator, type Viewer, type Wire } from './present.js';
 import type { MessageOf } from '../protocol/v1/handler-table.js';
 import type { ListParams, QueryRequest } from '../protocol/v1/query-messages.js';
 
-/** What the config queries need from the query handler: its replica and its list. */
+/** What the config queries need from the query handler: its replica, its list, and (for a
+ * streamed answer, `stream`) its list cursors. */
 export interface ConfigQueryDeps {
   replica: Replica;
   list: (kind: string, params: ListParams, scope: Scope) => Promise<unknown>;
+  stream: boolean;
+  openCursor: (source: AsyncIterable<Wire | typeof TICK>) => string;
 }
 
 /** The `configQuery` op: `query` names the related list, `id` its parent. */
@@ -37,30 +41,51 @@ export async function answerConfigQuery(msg: MessageOf<QueryRequest, 'configQuer
       const service = await parent('services');
       return deps.list('configs', params, { ids: (service.configs as string[] | undefined) ?? [] });
     }
-    case 'identityServiceConfigs':
+    case 'identityServiceConfigs': {
       await parent('identities');
-      return identityServiceConfigs(deps.replica, id);
+      // As upstream, never paged: with `stream` the whole list is a cursor, else built whole.
+      const source = identityServiceConfigs(deps.replica, id);
+      const pagination = { limit: NO_LIMIT_REPORTED, offset: 0 };
+      if (deps.stream) return { cursor: deps.openCursor(source), meta: { pagination } };
+      const data: Wire[] = [];
+      for await (const item of source) if (item !== TICK) data.push(item);
+      return { data, meta: { pagination: { ...pagination, totalCount: data.length } } };
+    }
   }
 }
 
-/** `/identities/{id}/service-configs`: `[{serviceId, service, configId, config}]`, by service then config. */
-async function identityServiceConfigs(replica: Replica, identityId: string): Promise<{ data: Wire[]; meta: Wire }> {
-  const data: Wire[] = [];
+/** Overrides read between two TICKs while their ids are collected. */
+const OVERRIDES_PER_TICK = 256;
+
+/**
+ * `/identities/{id}/service-configs`: `{serviceId, service, configId, config}` by service then
+ * config. Only each override's id and sort values are kept and sorted (in runs, as
+ * QueryEngine.stream sorts what no index orders); the service and config are read as items go.
+ */
+async function* identityServiceConfigs(replica: Replica, identityId: string): AsyncGenerator<Wire | typeof TICK> {
+  const keys: { serviceId: string; configId: string }[] = [];
+  let read = 0;
   for await (const id of replica.idsWhere('identity-service-configs', 'identityId', identityId)) {
     const override = await replica.get('identity-service-configs', id);
-    if (!override) continue;
-    const service = await replica.get('services', String(override.serviceId));
-    const config = await replica.get('configs', String(override.configId));
+    if (override) keys.push({ serviceId: String(override.serviceId), configId: String(override.configId) });
+    if (++read % OVERRIDES_PER_TICK === 0) yield TICK;
+  }
+  const order = (a: (typeof keys)[0], b: (typeof keys)[0]) => a.serviceId.localeCompare(b.serviceId) || a.configId.localeCompare(b.configId);
+  for (const key of sortedRuns(keys, order)) {
+    if (key === TICK) {
+      yield TICK;
+      continue;
+    }
+    const service = await replica.get('services', key.serviceId);
+    const config = await replica.get('configs', key.configId);
     if (!service || !config) continue;
-    data.push({
+    yield {
       serviceId: service.id,
       service: entityRef('services', service.id, String(service.name)),
       configId: config.id,
       config: entityRef('configs', config.id, String(config.name)),
-    });
+    };
   }
-  data.sort((a, b) => String(a.serviceId).localeCompare(String(b.serviceId)) || String(a.configId).localeCompare(String(b.configId)));
-  return { data, meta: { pagination: { limit: NO_LIMIT_REPORTED, offset: 0, totalCount: data.length } } };
 }
 
 /** Configs: the `configType` reference. */

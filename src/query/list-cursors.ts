@@ -8,6 +8,7 @@ import type { Entity } from '../domain/commands.js';
 import { ApiError } from '../errors.js';
 import type { ListChunk } from '../protocol/v1/query-messages.js';
 import { TICK } from '../store/sorted-runs.js';
+import { SLICE_MS } from '../store/time-slicer.js';
 
 export type { ListChunk };
 
@@ -23,17 +24,21 @@ export interface CursorOptions {
   idleMs: number;
 }
 
-export const CURSOR_DEFAULTS: CursorOptions = { sliceMs: 10, chunkChars: 256 * 1024, maxOpen: 32, idleMs: 30_000 };
+/** A pull's work matches the integrity check's time slice (SLICE_MS): a request waits behind at
+ * most one. */
+export const CURSOR_DEFAULTS: CursorOptions = { sliceMs: SLICE_MS, chunkChars: 256 * 1024, maxOpen: 32, idleMs: 30_000 };
 
-/** Records presented together (one presentAll call). */
-const PRESENT_BATCH = 64;
+/** Records presented together (one presentAll call). The last batch is presented after the
+ * slice is used up, so it stays small: 16 identities take about 1 ms. */
+const PRESENT_BATCH = 16;
 
-/** Turns stored records into the wire shape the list answers with. */
-export type PresentRecords = (records: Entity[]) => Promise<unknown[]>;
+/** Turns stored records (or whatever a cursor's source yields) into the wire shape the list
+ * answers with. */
+export type PresentRecords<T = Entity> = (records: T[]) => Promise<unknown[]>;
 
 interface Cursor {
-  source: AsyncIterator<Entity | typeof TICK>;
-  present: PresentRecords;
+  source: AsyncIterator<unknown>;
+  present: PresentRecords<unknown>;
   /** Matches still to skip (the request's offset). */
   skip: number;
   total: number;
@@ -50,14 +55,15 @@ export class ListCursors {
     this.opts = { ...CURSOR_DEFAULTS, ...opts };
   }
 
-  /** Opens a cursor over `source` (matches in final order) and returns its id. */
-  open(source: AsyncIterable<Entity | typeof TICK>, present: PresentRecords, offset: number): string {
+  /** Opens a cursor over `source` (matches in final order; TICK marks a point where a pull may
+   * answer) and returns its id. */
+  open<T = Entity>(source: AsyncIterable<T | typeof TICK>, present: PresentRecords<T>, offset: number): string {
     this.sweep();
     if (this.cursors.size >= this.opts.maxOpen) {
       throw new ApiError('SERVICE_UNAVAILABLE', { code: 'TOO_MANY_UNPAGED_LISTS', message: `at most ${this.opts.maxOpen} unpaged lists run at once; try again later or page the list` });
     }
     const id = randomUUID();
-    this.cursors.set(id, { source: source[Symbol.asyncIterator](), present, skip: offset, total: 0, busy: false, lastPull: Date.now() });
+    this.cursors.set(id, { source: source[Symbol.asyncIterator](), present: present as PresentRecords<unknown>, skip: offset, total: 0, busy: false, lastPull: Date.now() });
     this.sweeper ??= setInterval(() => this.sweep(), this.opts.idleMs).unref();
     return id;
   }
@@ -84,7 +90,7 @@ export class ListCursors {
     const started = performance.now();
     const parts: string[] = [];
     let chars = 0;
-    let batch: Entity[] = [];
+    let batch: unknown[] = [];
     const flush = async () => {
       for (const wire of await cursor.present(batch)) {
         const json = JSON.stringify(wire);

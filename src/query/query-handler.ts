@@ -10,6 +10,7 @@ import { RESOURCES, isKind, declarationOf } from '../domain/registry.js';
 import { filterableFields } from '../domain/resource.js';
 import { ApiError, invalidFilter } from '../errors.js';
 import { QueryEngine, type Scope } from '../store/query-engine.js';
+import { TimeSlicer } from '../store/time-slicer.js';
 import type { AppliedEvent, Replica } from '../store/replica.js';
 import type { NodeDirectory } from '../protocol/v1/node-announcements.js';
 import { listControllers } from './controllers.js';
@@ -122,7 +123,13 @@ export class QueryHandler {
         list: (kind, params, viewer, scope, stream, decorate) => this.list(kind, params, viewer, scope, stream, decorate),
         get: (kind, id, viewer) => this.get(kind, id, viewer),
       }),
-      configQuery: (m) => answerConfigQuery(m, { replica: this.replica, list: (kind, params, scope) => this.list(kind, params, viewerOf(m), scope, m.stream === true) }),
+      configQuery: (m) =>
+        answerConfigQuery(m, {
+          replica: this.replica,
+          list: (kind, params, scope) => this.list(kind, params, viewerOf(m), scope, m.stream === true),
+          stream: m.stream === true,
+          openCursor: (source) => this.cursors.open(source, async (items) => items, 0),
+        }),
       policyAdvice: (m) => this.access.policyAdvice(m.identityId, m.serviceId),
       ...this.sessionQueries.handlers(),
       ...mfaQueries(this.replica),
@@ -206,8 +213,9 @@ export class QueryHandler {
   }
 
   /** Distinct role attributes of a kind; the filter's symbol `id` is the attribute itself. As
-   * upstream, only the filter pages (no default limit): with `stream` and no `skip`/`limit` in
-   * the filter, the answer is a cursor over the index (the same bytes, never built whole). */
+   * upstream, only the filter pages (no default limit): with `stream` and no `limit` in the
+   * filter, the answer is a cursor over the index (the same bytes, never built whole); a page
+   * (`limit` in the filter) reads no further than its end, yielding every slice. */
   private async roleAttributes(kind: string, filter: string, stream: boolean): Promise<unknown> {
     let query: Query;
     try {
@@ -218,18 +226,31 @@ export class QueryHandler {
     const reverse = query.sort[0]?.direction === 'desc';
     const matches = (v: string) => evaluate(query.filter, (symbol) => (symbol === 'id' ? v : undefined));
     const offset = query.skip ?? 0;
+    const limit = query.limit === 'none' ? undefined : query.limit;
     const meta = { pagination: { limit: NO_LIMIT_REPORTED, offset }, filterableFields: ['id'] };
-    if (stream && offset === 0 && (query.limit === undefined || query.limit === 'none')) {
-      const values = this.replica.eachDistinctValue(kind, 'roleAttributes', reverse);
-      const source = (async function* () {
-        for await (const value of values) if (matches(value)) yield { id: value } as Entity;
-      })();
-      const cursor = this.cursors.open(source, async (items) => items.map((item) => item.id), 0);
+    const values = this.replica.eachDistinctValue(kind, 'roleAttributes', reverse);
+    // The matches from `offset` on, at most `limit`; one turn of the event loop every slice.
+    const source = (async function* () {
+      const slicer = new TimeSlicer();
+      let skipped = 0;
+      let given = 0;
+      for await (const value of values) {
+        if (slicer.due()) await slicer.pause();
+        if (!matches(value)) continue;
+        if (skipped < offset) skipped++;
+        else if (limit !== undefined && given >= limit) return;
+        else {
+          given++;
+          yield value;
+        }
+      }
+    })();
+    if (stream && limit === undefined) {
+      const cursor = this.cursors.open(source, async (items) => items, 0);
       return { cursor, meta };
     }
-    let matched: string[] = [];
-    for await (const value of this.replica.eachDistinctValue(kind, 'roleAttributes', reverse)) if (matches(value)) matched.push(value);
-    matched = matched.slice(offset, query.limit === undefined || query.limit === 'none' ? undefined : offset + query.limit);
+    const matched: string[] = [];
+    for await (const value of source) matched.push(value);
     return { data: matched, meta: { ...meta, pagination: { ...meta.pagination, totalCount: matched.length } } };
   }
 

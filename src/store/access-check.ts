@@ -43,7 +43,7 @@ export async function checkAccessIndex(kv: KvStore, slicer = new TimeSlicer(), c
     for (const [field, target] of roleFields(policy)) {
       const policies: Selection['policies'] = [];
       for await (const [, raw] of kv.entries(recordRange(policy.kind))) {
-        await slicer.pause();
+        if (slicer.due()) await slicer.pause();
         const p = JSON.parse(raw) as Entity;
         policies.push({ id: p.id, roles: splitRoles((p[field] as string[]) ?? []), semantic: (p.semantic ?? 'AllOf') as Semantic });
         selected.add(policyLinkRange(policy.kind, p.id, target).gt);
@@ -65,7 +65,7 @@ export async function checkAccessIndex(kv: KvStore, slicer = new TimeSlicer(), c
     let chunk: { id: string; attributes: ReadonlySet<string> }[] = [];
     let after: string | undefined;
     for await (const [, raw] of kv.entries(recordRange(target))) {
-      await slicer.pause();
+      if (slicer.due()) await slicer.pause();
       const entity = JSON.parse(raw) as Entity;
       chunk.push({ id: entity.id, attributes: attributeSet(entity as { roleAttributes?: unknown }) });
       if (chunk.length < chunkSize) continue;
@@ -95,7 +95,7 @@ async function eachPrefix(
     let first: [string, string] | undefined;
     for await (const entry of kv.entries({ gt: from, lt: `${family}\xff`, limit: 1 })) first = entry;
     if (first === undefined) return;
-    await slicer.pause();
+    if (slicer.due()) await slicer.pause();
     const prefix = prefixOf(first[0]);
     if (prefix === undefined) {
       report(first[0], first[1]);
@@ -104,7 +104,7 @@ async function eachPrefix(
     }
     if (!known(prefix)) {
       for await (const [key, value] of kv.entries({ gte: prefix, lt: `${prefix}\xff` })) {
-        await slicer.pause();
+        if (slicer.due()) await slicer.pause();
         report(key, value);
       }
     }
@@ -141,7 +141,7 @@ async function checkChunk(
       }
       const range = { ...(after === undefined ? { gt: base } : { gt: `${base}${after}` }), ...(upTo === undefined ? { lt: `${base}\xff` } : { lte: `${base}${upTo}` }) };
       for await (const key of kv.keys(range)) {
-        await slicer.pause();
+        if (slicer.due()) await slicer.pause();
         if (!wanted.delete(key)) problems.push({ kind: 'stale', key, description: `stale access link ${linkParts(key).join(' / ')}` });
       }
       for (const key of wanted) problems.push({ kind: 'missing', key, value: '', description: `missing access link ${linkParts(key).join(' / ')}` });
@@ -151,7 +151,7 @@ async function checkChunk(
   const base = `e${SEP}${target}${SEP}`;
   const range = { gt: after === undefined ? base : `${base}${after}${SEP}\xff`, lt: upTo === undefined ? `${base}\xff` : `${base}${upTo}${SEP}\xff` };
   for await (const [key, value] of kv.entries(range)) {
-    await slicer.pause();
+    if (slicer.due()) await slicer.pause();
     const ids = lists.get(key);
     lists.delete(key);
     const wanted = ids && joinPolicyIds(ids);

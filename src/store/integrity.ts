@@ -117,7 +117,7 @@ async function checkRecords(kv: KvStore, decl: ResourceDecl, opts: ScanOptions):
 async function checkRecordChunk(kv: KvStore, decl: ResourceDecl, chunk: [string, string][], opts: ScanOptions): Promise<void> {
   const records: Entity[] = [];
   for (const [key, raw] of chunk) {
-    await opts.slicer.pause();
+    if (opts.slicer.due()) await opts.slicer.pause();
     const id = idFromRecordKey(key);
     let record: Entity | undefined;
     try {
@@ -144,7 +144,7 @@ async function checkIndexEntries(kv: KvStore, decl: ResourceDecl, records: Entit
   const holderRaw = await kv.getMany(holderIds.map((h) => recordKey(decl.kind, h)));
   const holderRecords = new Map(holderIds.map((h, i) => [recordKey(decl.kind, h), holderRaw[i]]));
   for (const [i, w] of wanted.entries()) {
-    await opts.slicer.pause();
+    if (opts.slicer.due()) await opts.slicer.pause();
     opts.tally.add(w.key);
     const where = `${decl.entity} ${w.record.id}: ${describeKey(w.key)}`;
     if (stored[i] === undefined) {
@@ -174,7 +174,7 @@ async function checkReferences(kv: KvStore, decl: ResourceDecl, records: Entity[
   const found = await kv.getMany(asked.map((a) => recordKey(a.rule.target, a.id)));
   const missing = new Map<string, { record: Entity; rule: (typeof rules)[number]; ids: Set<string> }>();
   for (const [i, a] of asked.entries()) {
-    await opts.slicer.pause();
+    if (opts.slicer.due()) await opts.slicer.pause();
     if (found[i] !== undefined) continue;
     const key = `${a.record.id}${SEP}${a.rule.field}`;
     const entry = missing.get(key) ?? { record: a.record, rule: a.rule, ids: new Set<string>() };
@@ -234,11 +234,11 @@ async function checkKeysOneByOne(kv: KvStore, family: string, range: { gte: stri
     const unread = [...sets].filter(([, set]) => set === undefined).map(([recordKey]) => recordKey);
     const raws = await kv.getMany(unread);
     for (const [i, recordKey] of unread.entries()) {
-      await opts.slicer.pause();
+      if (opts.slicer.due()) await opts.slicer.pause();
       sets.set(recordKey, derived.add(recordKey, raws[i]));
     }
     for (const [i, [key, value]] of chunk.entries()) {
-      await opts.slicer.pause();
+      if (opts.slicer.due()) await opts.slicer.pause();
       if (named[i] !== undefined && sets.get(named[i])?.has(key)) continue;
       await reportStale(key, value, family, opts);
     }

@@ -1,6 +1,6 @@
 // Role-attribute lists (`/<entity>-role-attributes`): as upstream, only the filter pages them
-// (no default limit), so without a `limit` in the filter the whole list is the answer. It is
-// streamed from a cursor over the index, with the bytes the same list written whole has.
+// (no default limit), so without a `limit` in the filter the whole list (from any `skip`) is the
+// answer. It is streamed from a cursor over the index, with the bytes the same list written whole has.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -46,6 +46,16 @@ describe('role-attribute lists', () => {
     assert.deepEqual(page.body.data, [...ATTRIBUTES].reverse().slice(10, 15));
     assert.equal(page.body.meta.pagination.offset, 10);
     assert.equal(page.body.meta.pagination.totalCount, 5);
+  });
+
+  it('streams from a skip without a limit, with the bytes of the page written whole', async () => {
+    const streamed = await get('true sort by id desc skip 10');
+    assert.equal(streamed.headers.get('content-length'), null, 'no limit: streamed');
+    assert.deepEqual(streamed.body.data, [...ATTRIBUTES].reverse().slice(10));
+    assert.equal(streamed.body.meta.pagination.offset, 10);
+    const whole = await get(`true sort by id desc skip 10 limit ${ATTRIBUTES.length}`);
+    assert.ok(whole.headers.get('content-length'));
+    assert.equal(streamed.text, whole.text);
   });
 
   it('refuses a bad filter with 400 before streaming anything', async () => {

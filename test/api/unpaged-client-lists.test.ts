@@ -1,10 +1,14 @@
 // Unpaged lists (`limit=-1`) of the client API and of the config related lists stream from a
 // list cursor like the management lists: the answer holds exactly the items paging gives, in the
 // same order, with the bytes a whole `{data, meta}` would have (a route's own item shape too).
+// An identity's service-config overrides (never paged) stream with the bytes of the list built whole.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { NO_LIMIT_REPORTED } from '../../src/domain/paging.js';
+import { API_META } from '../../src/gateway/envelope.js';
+import { answerConfigQuery } from '../../src/query/config-queries.js';
+import { ListCursors } from '../../src/query/list-cursors.js';
 import type { ApiClient } from '../support/test-node.js';
 import { startTestNode, type TestNode } from '../support/test-node.js';
 import { makeSelfSigned } from '../support/test-pki.js';
@@ -124,6 +128,52 @@ describe('unpaged config related lists', () => {
 
   it('GET /services/{id}/configs?limit=-1 answers what paging gives', async () => {
     await assertStreamsAsPaged(node.mgmt, `/services/${ids.service}/configs`, admin(), 1);
+  });
+
+  it('GET /identities/{id}/service-configs streams the bytes of the list built whole', async () => {
+    const otherType = await create('/config-types', { name: 'unpaged-other-type' });
+    const otherConfig = await create('/configs', { name: 'unpaged-other-config', configTypeId: otherType, data: {} });
+    const configs = (await paged(node.mgmt, `/config-types/${ids.configType}/configs`, admin())) as { id: string }[];
+    const pairs = services.flatMap((serviceId, i) => [
+      { serviceId, configId: configs[i].id },
+      { serviceId, configId: otherConfig },
+    ]);
+    const path = `/identities/${user.id}/service-configs`;
+    assert.equal((await node.mgmt.post(path, pairs, admin())).status, 200);
+
+    const res = await node.mgmt.get(path, admin());
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers.get('content-length'), null, 'the list is streamed');
+    // The same query asked without `stream` on the node's replica: the list built whole.
+    const msg = { op: 'configQuery' as const, query: 'identityServiceConfigs' as const, id: user.id };
+    const built = (await answerConfigQuery(msg, { replica: node.handle.replica, list: () => Promise.reject(new Error('unused')), stream: false, openCursor: () => '' })) as {
+      data: { serviceId: string; configId: string }[];
+      meta: Record<string, unknown>;
+    };
+    assert.equal(built.data.length, pairs.length);
+    const order = (a: { serviceId: string; configId: string }, b: typeof a) => a.serviceId.localeCompare(b.serviceId) || a.configId.localeCompare(b.configId);
+    assert.deepEqual(
+      built.data.map((p) => ({ serviceId: p.serviceId, configId: p.configId })),
+      [...pairs].sort(order),
+    );
+    const whole = JSON.stringify({ data: built.data, meta: { ...API_META, ...built.meta } }).replace(`"limit":"${NO_LIMIT_REPORTED}"`, `"limit":${NO_LIMIT_REPORTED}`);
+    assert.equal(res.text, whole);
+
+    // Pulled in small chunks (many pulls), the cursor yields the same items.
+    const cursors = new ListCursors({ chunkChars: 2_000 });
+    const opened = (await answerConfigQuery(msg, { replica: node.handle.replica, list: () => Promise.reject(new Error('unused')), stream: true, openCursor: (source) => cursors.open(source, async (items) => items, 0) })) as { cursor: string };
+    const chunks: string[] = [];
+    for (;;) {
+      const chunk = await cursors.next(opened.cursor);
+      if (chunk.items !== '') chunks.push(chunk.items);
+      if (chunk.done) {
+        assert.equal(chunk.total, pairs.length);
+        break;
+      }
+    }
+    assert.ok(chunks.length > 1, `only ${chunks.length} chunk`); // a pull answers after a presented batch over chunkChars
+    assert.equal(`[${chunks.join(',')}]`, JSON.stringify(built.data));
+    assert.equal(cursors.size, 0);
   });
 
   it('an invalid filter on an unpaged client list is a 400 before any answer starts', async () => {
