@@ -173,7 +173,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     ready: () => health.status().ready,
     cluster: membership && (() => {
       const serving = membership.readyMembers();
-      return { members: membership.list().length, readyMembers: serving.length, shardsOwned: ownedShards(nodeId, serving).size };
+      return { members: membership.live().length, readyMembers: serving.length, shardsOwned: ownedShards(nodeId, serving).size };
     }),
   });
   if (joined?.joined) metrics.snapshotTransfers.inc({ direction: 'received', result: 'ok' });

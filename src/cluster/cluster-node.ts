@@ -156,7 +156,7 @@ export class ClusterNode {
     apply(membership.readyMembers());
     const exchange = new PresenceExchange({
       bus: this.bus, clusterName: this.config.name, nodeId, presence,
-      liveMembers: () => membership.list().map((n) => n.id),
+      liveMembers: () => membership.live().map((n) => n.id),
       onError: (err) => this.log.warn('presence report failed', { error: err }),
     });
     await exchange.start();

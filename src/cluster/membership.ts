@@ -29,6 +29,9 @@ const DRAIN_PREFIX = 'drain.';
 
 /** A member not heard from for this long is gone (ms), unless MembershipOptions.deadAfterMs says otherwise. */
 const DEAD_AFTER_MS = 3_000;
+/** The members bucket's TTL (ms): a heartbeat key not renewed for this long expires. A member that
+ * died is listed offline (GET /controllers) until then, on every node alike. */
+export const MEMBER_EXPIRY_MS = 60_000;
 
 export interface MembershipOptions {
   nc: NatsConnection;
@@ -75,7 +78,7 @@ export class Membership implements NodeDirectory {
 
   /** Opens the members bucket; refuses (NodeIdInUseError) when the node id is live elsewhere. */
   static async open(self: Omit<MemberInfo, 'instance'>, opts: MembershipOptions): Promise<Membership> {
-    const kv = await openKv(opts.nc, membersBucket(opts.clusterName), { history: 1, ttl: 60_000, replicas: opts.replicas });
+    const kv = await openKv(opts.nc, membersBucket(opts.clusterName), { history: 1, ttl: MEMBER_EXPIRY_MS, replicas: opts.replicas });
     const membership = new Membership(kv, self, opts);
     await membership.assertIdFree();
     return membership;
@@ -114,19 +117,28 @@ export class Membership implements NodeDirectory {
     return [...ids].sort();
   }
 
-  /** Every member heard from recently, this node first (GET /controllers). */
+  /** Every member, this node first (GET /controllers): the live ones, and those that stopped
+   * heartbeating without leaving (`isOnline` false) until their key expires (MEMBER_EXPIRY_MS)
+   * or they are removed (`weft cluster remove`). A member that stopped cleanly left at once. */
   list(): (KnownNode & MemberInfo)[] {
     const now = Date.now();
     const peers = [...this.peers.values()]
-      .filter((h) => h.info.id !== this.self.id && now - h.lastSeenMs <= this.deadAfterMs)
-      .sort((a, b) => (a.info.id < b.info.id ? -1 : 1))
-      .map((h) => ({ ...h.info, lastSeenMs: h.lastSeenMs, isOnline: true, isLocal: false }));
+      .filter((h) => h.info.id !== this.self.id && now - h.lastSeenMs <= MEMBER_EXPIRY_MS)
+      .map((h) => ({ heard: h, online: now - h.lastSeenMs <= this.deadAfterMs }))
+      .filter(({ heard, online }) => online || this.drains.get(heard.info.id) !== heard.info.instance)
+      .sort((a, b) => (a.heard.info.id < b.heard.info.id ? -1 : 1))
+      .map(({ heard, online }) => ({ ...heard.info, lastSeenMs: heard.lastSeenMs, isOnline: online, isLocal: false }));
     return [{ ...this.self, instance: this.instance, lastSeenMs: now, isOnline: true, isLocal: true }, ...peers];
+  }
+
+  /** The members heard from within the dead interval, this node first. */
+  live(): (KnownNode & MemberInfo)[] {
+    return this.list().filter((n) => n.isOnline);
   }
 
   /** The API base URLs of the live members, this node first (enrollment JWT `ctrls`). */
   onlineUrls(): string[] {
-    return [...new Set(this.list().map((n) => n.baseUrl))];
+    return [...new Set(this.live().map((n) => n.baseUrl))];
   }
 
   /** True once this node was asked to drain. */
@@ -212,6 +224,8 @@ export class Membership implements NodeDirectory {
   }
 
   private check(): void {
+    const now = Date.now();
+    for (const [id, heard] of this.peers) if (now - heard.lastSeenMs > MEMBER_EXPIRY_MS) this.peers.delete(id);
     const ready = this.readyMembers();
     const key = ready.join(',');
     if (key === this.lastReady) return;
@@ -226,7 +240,7 @@ export class Membership implements NodeDirectory {
  * One watch delivers every current value; it is read for at most `waitMs`.
  */
 export async function readMembers(nc: NatsConnection, clusterName: string, opts: { freshMs?: number; waitMs?: number } = {}): Promise<MemberInfo[]> {
-  const kv = await openKv(nc, membersBucket(clusterName), { history: 1, ttl: 60_000 });
+  const kv = await openKv(nc, membersBucket(clusterName), { history: 1, ttl: MEMBER_EXPIRY_MS });
   const latest = new Map<string, KvEntry>();
   let initialized!: () => void;
   const current = new Promise<void>((resolve) => (initialized = resolve));

@@ -33,7 +33,7 @@ describe('cluster status queries', () => {
       id, version: 'v0', appliedSeq: 5, startedAt: 't', baseUrl: `https://${id}`, ctrlAddress: null, isLocal: false,
       draining, health: { ready: true },
     });
-    const membership = { list: () => [member('n1', false), member('n2', true)], readyMembers: () => ['n1'] } as unknown as Membership;
+    const membership = { live: () => [member('n1', false), member('n2', true)], readyMembers: () => ['n1'] } as unknown as Membership;
     // NATS unreachable: the stream is reported as null, the members from their heartbeats.
     const nc = { jetstreamManager: async () => { throw new Error('no NATS'); } };
     const status = new ClusterStatus({ nodeId: 'n1', clusterName: 'c', clusterId: 'id', nc, membership } as unknown as ClusterStatusOptions);

@@ -44,6 +44,26 @@ describe('cluster membership and joining (real JetStream)', { timeout: 60_000 },
     assert.deepEqual(later.ca, joins.find((j) => j.founded)!.ca);
   });
 
+  it('recognises its own record after a create whose answer was lost: it founded the cluster', async () => {
+    let made = 0;
+    const createCa = async () => ({ certPem: `lost-${++made}`, keyPem: 'k' });
+    let attempts = 0;
+    // The first attempt creates the record, then its answer is lost (as a NATS timeout would).
+    const retry = async <T>(step: string, fn: () => Promise<T>): Promise<T> => {
+      if (step !== 'read or create the cluster record') return fn();
+      for (;;) {
+        const result = await fn();
+        if (++attempts > 1) return result;
+      }
+    };
+    const joined = await joinCluster({ nc, clusterName: 'lost-answer', secret: SECRET, createCa, retry });
+    assert.equal(attempts, 2);
+    assert.equal(made, 1, 'one CA made for the start');
+    assert.equal(joined.founded, true);
+    const later = await joinCluster({ nc, clusterName: 'lost-answer', secret: SECRET, createCa });
+    assert.deepEqual([later.founded, later.clusterId, later.ca.certPem], [false, joined.clusterId, 'lost-1']);
+  });
+
   it('refuses a node whose secret differs, saying so', async () => {
     await joinCluster({ nc, clusterName: 'secret', secret: SECRET, createCa: async () => ({ certPem: 'c', keyPem: 'k' }) });
     await assert.rejects(
@@ -102,6 +122,29 @@ describe('cluster membership and joining (real JetStream)', { timeout: 60_000 },
     assert.deepEqual(a.readyMembers(), ['a']);
     await a.stop();
     await c.stop();
+  });
+
+  it('lists a member that died offline (GET /controllers) until it is removed; one that stopped cleanly is not listed', async () => {
+    const opts = { nc, clusterName: 'listing', intervalMs: 100, deadAfterMs: 400 };
+    const x = await Membership.open(self('x'), opts);
+    const y = await Membership.open(self('y'), opts);
+    const z = await Membership.open(self('z'), opts);
+    await x.start();
+    await y.start();
+    await z.start();
+    await until(() => x.readyMembers().join() === 'x,y,z');
+    await y.stop();
+    // z dies: its heartbeats stop without a goodbye.
+    (z as unknown as { stopped: boolean }).stopped = true;
+    await until(() => x.readyMembers().join() === 'x', 3_000);
+    assert.deepEqual(x.list().map((n) => [n.id, n.isOnline]), [['x', true], ['z', false]]);
+    assert.deepEqual(x.live().map((n) => n.id), ['x']);
+    assert.deepEqual(x.onlineUrls(), ['https://x:1280']);
+    await x.requestDrain('z');
+    await until(() => x.list().length === 1);
+    assert.deepEqual(x.list().map((n) => n.id), ['x']);
+    await x.stop();
+    await z.stop();
   });
 
   it('a drained member owns nothing on every node at once, announces draining, and serves again after a restart', async () => {
