@@ -134,7 +134,11 @@ export class ClusterNode {
   openMembership(self: NodeAnnouncement, replica: Replica): Promise<Membership> {
     return this.retry('open the members bucket', () => Membership.open(
       { ...self, ready: false, version: PRODUCT_VERSION, appliedSeq: replica.appliedSeq },
-      { nc: this.bus.connection, clusterName: this.config.name, replicas: this.config.replicas, onError: (err) => this.log.warn('heartbeat failed', { error: err }) },
+      { nc: this.bus.connection, clusterName: this.config.name, replicas: this.config.replicas, onError: (err) => this.log.warn('members watch failed', { cause: causeOf(err) }),
+        onHeartbeat: (failure) => (failure === undefined
+          ? this.log.info('heartbeats resumed')
+          : this.log.warn('heartbeats failing; peers count this node as gone until they resume', { cause: causeOf(failure) })),
+      },
     ));
   }
 

@@ -39,7 +39,11 @@ export interface MembershipOptions {
   replicas?: number;
   intervalMs?: number;
   deadAfterMs?: number;
+  /** Told when the members watch fails. */
   onError?: (err: unknown) => void;
+  /** Told when heartbeats start failing (with the first failure) and when they succeed again
+   * (undefined): once per change, not once per beat. */
+  onHeartbeat?: (failure: unknown) => void;
 }
 
 /** Thrown when another live process already heartbeats under this node id. */
@@ -60,6 +64,8 @@ export class Membership implements NodeDirectory {
   private checker?: NodeJS.Timeout;
   private lastReady = '';
   private stopped = false;
+  /** True while heartbeats fail (told once, see MembershipOptions.onHeartbeat). */
+  private beatFailing = false;
   /** True once the watch has delivered the values stored before it began. */
   private initialized = false;
   private onChange?: (ready: string[]) => void;
@@ -186,7 +192,13 @@ export class Membership implements NodeDirectory {
       const info: MemberInfo = { ...this.self, instance: this.instance };
       await this.kv.put(this.self.id, JSON.stringify(info));
     } catch (err) {
-      this.opts.onError?.(err);
+      if (!this.beatFailing && !this.stopped) (this.opts.onHeartbeat ?? this.opts.onError)?.(err);
+      this.beatFailing = true;
+      return;
+    }
+    if (this.beatFailing) {
+      this.beatFailing = false;
+      this.opts.onHeartbeat?.(undefined);
     }
   }
 

@@ -5,6 +5,7 @@ import { connect, type NatsConnection } from 'nats';
 import { ClusterJoinError, joinCluster } from '../../../src/cluster/cluster-join.js';
 import { Membership, NodeIdInUseError, readMembers } from '../../../src/cluster/membership.js';
 import { startNatsServer, type NatsServerHandle } from '../../support/nats-server.js';
+import { startNatsCluster, type NatsClusterHandle } from '../../support/nats-cluster.js';
 
 const SECRET = 'a cluster secret of more than 32 characters';
 
@@ -179,5 +180,34 @@ describe('cluster membership and joining (real JetStream)', { timeout: 60_000 },
     // After a clean stop the id is free again at once.
     const second = await Membership.open(self('same'), opts);
     await second.stop();
+  });
+});
+
+describe('membership heartbeats across a NATS outage (real JetStream)', { timeout: 90_000 }, () => {
+  let nats: NatsClusterHandle;
+  before(async () => {
+    nats = await startNatsCluster(1);
+  });
+  after(() => nats.stop());
+
+  it('tells once that heartbeats fail, with the cause, and once that they resumed', async () => {
+    const nc = await connect({ servers: nats.urls, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+    const told: unknown[] = [];
+    const m = await Membership.open(self('outage'), { nc, clusterName: 'outage', intervalMs: 100, deadAfterMs: 400, onHeartbeat: (failure) => told.push(failure) });
+    try {
+      await m.start();
+      await nats.stopServer(0);
+      await until(() => told.length === 1, 20_000);
+      assert.ok(told[0] instanceof Error, 'the first failure is told with its cause');
+      // Many beats fail while the server is down; none is told again.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await nats.restartServer(0);
+      await until(() => told.length === 2, 30_000);
+      assert.equal(told[1], undefined, 'recovery is told once');
+      assert.equal(told.length, 2);
+    } finally {
+      await m.stop();
+      await nc.close();
+    }
   });
 });
