@@ -16,14 +16,14 @@ export const CLIENT_PATH = '/edge/client/v1';
 
 /** What this node implements of upstream's capabilities: HA_CONTROLLER in cluster mode (OIDC
  * login is not served, so OIDC_AUTH is never advertised). */
-function capabilities(node: NodeClient): string[] {
+export function capabilities(node: Pick<NodeClient, 'clustered'>): string[] {
   return node.clustered ? ['HA_CONTROLLER'] : [];
 }
 
 /** The advertised base URL of this node, e.g. https://127.0.0.1:1280 */
 export type BaseUrl = () => string;
 
-export function versionInfo(baseUrl: string): Record<string, unknown> {
+export function versionInfo(baseUrl: string, enabled: string[] = []): Record<string, unknown> {
   const api = (path: string) => ({ v1: { apiBaseUrls: [`${baseUrl}${path}`], path } });
   return {
     apiVersions: {
@@ -32,7 +32,7 @@ export function versionInfo(baseUrl: string): Record<string, unknown> {
       'edge-management': api(MANAGEMENT_PATH),
     },
     buildDate: '',
-    capabilities: [],
+    capabilities: enabled,
     revision: '',
     runtimeVersion: process.version,
     version: PRODUCT_VERSION,
@@ -51,7 +51,7 @@ function specDetail(spec: Spec) {
 }
 
 export function addInfoRoutes(router: Router, node: NodeClient, baseUrl: BaseUrl): void {
-  const version = (ctx: Context) => sendData(ctx, versionInfo(baseUrl()));
+  const version = (ctx: Context) => sendData(ctx, versionInfo(baseUrl(), capabilities(node)));
   router.get('/', version);
   router.get('/version', version);
   router.get('/enumerated-capabilities', (ctx) => sendData(ctx, capabilities(node)));
