@@ -43,4 +43,17 @@ describe('cluster status queries', () => {
     assert.deepEqual([byId.n2!.ready, byId.n2!.reason, byId.n2!.draining, byId.n2!.serving], [false, 'DRAINING', true, false]);
     assert.equal(report.stream, null);
   });
+
+  it('removes a member that died (listed offline) even while no member serves', async () => {
+    const drained: string[] = [];
+    const membership = {
+      list: () => [{ id: 'n1', isOnline: true, draining: false }, { id: 'n2', isOnline: false, draining: false }],
+      readyMembers: () => [],
+      requestDrain: async (id: string) => void drained.push(id),
+    } as unknown as Membership;
+    const status = new ClusterStatus({ nodeId: 'n1', clusterName: 'c', clusterId: 'id', membership } as unknown as ClusterStatusOptions);
+    assert.deepEqual(await status.drain('n2'), { id: 'n2', draining: true });
+    assert.deepEqual(drained, ['n2']);
+    await assert.rejects(status.drain('n3'), (err: unknown) => err instanceof ApiError && err.code === 'NOT_FOUND');
+  });
 });
