@@ -28,6 +28,8 @@ export interface Config {
   logMaxAgeMs: number;
   /** Cluster log retention by size (bytes); 0 = no size limit. */
   logMaxBytes: number;
+  /** How long a cluster node retries NATS and JetStream at start (ms); 0 = for ever. */
+  clusterStartTimeoutMs: number;
   tlsCert?: string;
   tlsKey?: string;
   /** Stable node name; undefined = generated once and kept in the data dir. */
@@ -64,6 +66,7 @@ export const DEFAULTS = {
   clusterName: 'weft',
   logMaxAgeMs: 24 * 3600_000,
   logMaxBytes: 0,
+  clusterStartTimeoutMs: 60_000,
   sessionTimeoutMinutes: 30,
   workerThreads: 2,
   workerPriority: 'background',
@@ -87,6 +90,7 @@ const KEYS: KeySpec[] = [
   { flag: 'cluster-replicas', env: 'WEFT_CLUSTER_REPLICAS', key: 'clusterReplicas', kind: 'int', min: 1, max: 5, help: 'JetStream replicas of the cluster log (default: min(3, NATS servers))' },
   { flag: 'log-max-age', env: 'WEFT_LOG_MAX_AGE', key: 'logMaxAgeMs', kind: 'duration', min: 120_000, help: 'cluster log retention by age, e.g. 24h, 90m; 0 = none (default 24h)' },
   { flag: 'log-max-bytes', env: 'WEFT_LOG_MAX_BYTES', key: 'logMaxBytes', kind: 'bytes', min: 65_536, help: 'cluster log retention by size, e.g. 512MB, 8GB; 0 = none (default 0)' },
+  { flag: 'cluster-start-timeout', env: 'WEFT_CLUSTER_START_TIMEOUT', key: 'clusterStartTimeoutMs', kind: 'duration', min: 5_000, help: 'how long a cluster node retries NATS and JetStream at start (still forming, busy), e.g. 60s, 5m; 0 = for ever (default 60s)' },
   { flag: 'tls-cert', env: 'WEFT_TLS_CERT', key: 'tlsCert', kind: 'string', help: 'PEM server certificate (default: generated under <data-dir>/pki)' },
   { flag: 'tls-key', env: 'WEFT_TLS_KEY', key: 'tlsKey', kind: 'string', help: 'PEM private key for --tls-cert' },
   { flag: 'node-id', env: 'WEFT_NODE_ID', key: 'nodeId', kind: 'string', help: 'node name (default: generated once, kept in the data dir)' },
@@ -208,9 +212,13 @@ function convertQuantity(spec: KeySpec, name: string, raw: string): number {
   if (!m || unit === undefined) throw new ConfigError(`${name} must be ${example} (or 0 for no limit), got ${JSON.stringify(raw)}`);
   const value = Math.round(Number(m[1]) * unit);
   if (value !== 0 && value < (spec.min ?? 0)) {
-    throw new ConfigError(`${name} must be 0 (no limit) or at least ${kind === 'duration' ? `${(spec.min ?? 0) / 60_000}m` : `${spec.min} bytes`}, got ${JSON.stringify(raw)}`);
+    throw new ConfigError(`${name} must be 0 (no limit) or at least ${kind === 'duration' ? durationText(spec.min ?? 0) : `${spec.min} bytes`}, got ${JSON.stringify(raw)}`);
   }
   return value;
+}
+
+function durationText(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000}m` : `${ms / 1000}s`;
 }
 
 function validateCluster(config: Record<string, unknown>): void {

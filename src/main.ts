@@ -115,7 +115,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const baseUrl = config.advertise ? `https://${config.advertise}` : url;
 
   // A new node, or one whose log position was trimmed, starts from a ready peer's snapshot.
-  const joined = cluster && await prepareReplica({ nc: cluster.bus.connection, clusterName: config.clusterName, nodeId, replicaDir: join(dataDir, 'replica'), tls, log });
+  const joined = cluster && await prepareReplica({ nc: cluster.bus.connection, clusterName: config.clusterName, nodeId, replicaDir: join(dataDir, 'replica'), tls, log, retry: cluster.retry });
   // The index tree is built once the node serves (reads go to LevelDB until then): start-up
   // does not share the CPU with a build that grows with the data.
   const kv = new CachedKv({ path: join(dataDir, 'replica'), cacheBytes: config.cacheMb * 1024 * 1024, deferWarming: true });
@@ -138,7 +138,8 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const applying = cluster
     ? cluster.followLog(commandLog as JetStreamLog<Command>, replica, async () => stopShards?.(), hooks.onLogTrimmed)
     : commandLog.followBatches(replica.appliedSeq, (entries) => replica.applyBatch(entries));
-  await replica.waitFor(await commandLog.lastSeq(), 120_000).catch(() => undefined);
+  const startSeq = await (cluster ? cluster.retry('read the cluster log\'s last sequence', () => commandLog.lastSeq()) : commandLog.lastSeq());
+  await replica.waitFor(startSeq, 120_000).catch(() => undefined);
 
   const proposer = new Proposer(commandLog, replica, nodeId, cluster && COMMAND_TTL_MS);
   const writer = new EntityWriter(replica, proposer);
@@ -172,7 +173,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     ready: () => health.status().ready,
     cluster: membership && (() => {
       const serving = membership.readyMembers();
-      return { members: membership.list().length, readyMembers: serving.length, shardsOwned: ownedShards(nodeId, serving).size };
+      return { members: membership.live().length, readyMembers: serving.length, shardsOwned: ownedShards(nodeId, serving).size };
     }),
   });
   if (joined?.joined) metrics.snapshotTransfers.inc({ direction: 'received', result: 'ok' });
@@ -334,7 +335,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
 function clusterConfig(config: Config): ClusterConfig {
   return {
     natsUrls: config.natsUrl!.split(','), secret: config.clusterSecret!, previousSecret: config.clusterPreviousSecret, name: config.clusterName, replicas: config.clusterReplicas,
-    logMaxAgeMs: config.logMaxAgeMs, logMaxBytes: config.logMaxBytes,
+    logMaxAgeMs: config.logMaxAgeMs, logMaxBytes: config.logMaxBytes, startTimeoutMs: config.clusterStartTimeoutMs,
   };
 }
 
@@ -406,15 +407,15 @@ async function runCli(): Promise<void> {
 }
 
 /** The operator's one-line message for a failure at start the operator can act on: a NATS
- * request that failed (most often a JetStream request left unanswered while JetStream still forms
+ * request that failed, retried until the start timeout (most often a JetStream request left unanswered while JetStream still forms
  * its cluster, or is too busy to create the cluster's stream and buckets in time), or a listen
  * address in use; undefined for any other failure. */
 export function startFailureMessage(err: unknown): string | undefined {
   if (err instanceof NatsError) {
     if (err.code !== 'TIMEOUT') return `a NATS request failed while this node was starting: ${err.message} (${err.code})`;
-    return 'NATS did not answer a JetStream request in time while this node was starting (TIMEOUT): JetStream may ' +
-      'still be forming its cluster, or be overloaded. Starting the node again is safe (a service manager that ' +
-      'restarts it on failure does so by itself)';
+    return 'NATS did not answer a JetStream request in time while this node was starting (TIMEOUT), not within ' +
+      '--cluster-start-timeout / WEFT_CLUSTER_START_TIMEOUT either: JetStream may still be forming its cluster, or be ' +
+      'overloaded. Starting the node again is safe (a service manager that restarts it on failure does so by itself)';
   }
   if (!(err instanceof Error)) return undefined;
   const errno = err as NodeJS.ErrnoException & { address?: string; port?: number };

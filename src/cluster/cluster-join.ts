@@ -7,10 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { NatsConnection } from 'nats';
+import type { KV, NatsConnection } from 'nats';
 import { openKv } from './kv-bucket.js';
 import { seal, secretMatches, unseal, verifier } from './cluster-seal.js';
 import { clusterBucket } from './cluster-names.js';
+import type { Retry } from './start-retry.js';
 
 /** The cluster CA, in PEM. */
 export interface ClusterCa {
@@ -36,6 +37,8 @@ export interface JoinOptions {
   replicas?: number;
   /** Makes a new CA when this node is the first one. */
   createCa: () => Promise<ClusterCa>;
+  /** Runs the bucket's opening and the join again after a transient failure (default: once). */
+  retry?: Retry;
 }
 
 export interface Joined {
@@ -52,25 +55,40 @@ export class ClusterJoinError extends Error {}
 
 const RECORD_KEY = 'cluster';
 
+/** Joins the cluster, or founds it when its record does not exist yet. Whoever creates the record
+ * founds the cluster (KV create is atomic: of nodes racing, one wins and the others join it). A
+ * create whose answer was lost is recognised on the next attempt by the record's id. */
 export async function joinCluster(opts: JoinOptions): Promise<Joined> {
-  const kv = await openKv(opts.nc, clusterBucket(opts.clusterName), { history: 1, replicas: opts.replicas });
-  let entry = await kv.get(RECORD_KEY);
-  if (!entry || entry.operation !== 'PUT') {
+  const retry: Retry = opts.retry ?? ((_step, fn) => fn());
+  const kv = await retry('open the cluster bucket', () => openKv(opts.nc, clusterBucket(opts.clusterName), { history: 1, replicas: opts.replicas }));
+  let candidate: Promise<{ record: ClusterRecord; ca: ClusterCa }> | undefined;
+  const propose = () => (candidate ??= (async () => {
     const ca = await opts.createCa();
     const id = randomUUID();
-    const record: ClusterRecord = {
-      id,
-      createdAt: new Date().toISOString(),
-      verifier: verifier(opts.secret, id),
-      sealedCa: seal(opts.secret, id, JSON.stringify(ca)),
-    };
+    const record: ClusterRecord = { id, createdAt: new Date().toISOString(), verifier: verifier(opts.secret, id), sealedCa: seal(opts.secret, id, JSON.stringify(ca)) };
+    return { record, ca };
+  })());
+  return retry('read or create the cluster record', () => joinOnce(kv, opts, propose, candidate));
+}
+
+async function joinOnce(kv: KV, opts: JoinOptions, propose: () => Promise<{ record: ClusterRecord; ca: ClusterCa }>,
+  earlier: Promise<{ record: ClusterRecord; ca: ClusterCa }> | undefined): Promise<Joined> {
+  let entry = await kv.get(RECORD_KEY);
+  if (entry && entry.operation === 'PUT' && earlier) {
+    // An earlier attempt's create was stored though its answer was lost: this node founded it.
+    const mine = await earlier;
+    if ((JSON.parse(entry.string()) as ClusterRecord).id === mine.record.id) return { clusterId: mine.record.id, ca: mine.ca, founded: true };
+  }
+  if (!entry || entry.operation !== 'PUT') {
+    const mine = await propose();
     try {
-      await kv.create(RECORD_KEY, JSON.stringify(record));
-      return { clusterId: id, ca, founded: true };
-    } catch {
-      // Another node created it first: join that one.
+      await kv.create(RECORD_KEY, JSON.stringify(mine.record));
+      return { clusterId: mine.record.id, ca: mine.ca, founded: true };
+    } catch (err) {
+      // Another node created it first: join that one. Nothing there: the create failed (retried).
       entry = await kv.get(RECORD_KEY);
-      if (!entry || entry.operation !== 'PUT') throw new ClusterJoinError(`cluster ${opts.clusterName}: its record could not be created or read`);
+      if (!entry || entry.operation !== 'PUT') throw err;
+      if ((JSON.parse(entry.string()) as ClusterRecord).id === mine.record.id) return { clusterId: mine.record.id, ca: mine.ca, founded: true };
     }
   }
   for (;;) {

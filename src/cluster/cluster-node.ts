@@ -27,6 +27,7 @@ import { OwnerWatch } from './owner-watch.js';
 import type { NodeClientOptions } from '../gateway/node-client.js';
 import { ownedShards } from './shard-map.js';
 import { logStreamName } from './cluster-names.js';
+import { causeOf, startRetry, type Retry } from './start-retry.js';
 
 /** Cluster settings from the node's configuration. */
 export interface ClusterConfig {
@@ -40,7 +41,12 @@ export interface ClusterConfig {
   /** The log's retention: entries older (ms) / beyond this many bytes may go; 0 = no limit. */
   logMaxAgeMs?: number;
   logMaxBytes?: number;
+  /** How long start-up retries NATS and JetStream requests that fail transiently (ms); 0 = for ever. */
+  startTimeoutMs?: number;
 }
+
+/** Default of ClusterConfig.startTimeoutMs. */
+export const START_TIMEOUT_MS = 60_000;
 
 /** How long a read or a command waits for this node to apply the log (ms). */
 const APPLY_WAIT_MS = 3_000;
@@ -61,6 +67,8 @@ export class ClusterNode {
     /** True when this node created the cluster (its CA, and so the default admin). */
     readonly founded: boolean,
     private readonly log: Logger,
+    /** Retries a start-up request that failed transiently, until the start deadline. */
+    readonly retry: Retry,
   ) {}
 
   /** Connects to NATS and joins (or founds) the cluster; refuses a data directory that
@@ -75,19 +83,24 @@ export class ClusterNode {
       throw new ClusterJoinError(`data directory ${dataDir} belongs to cluster ${marker.name} (${marker.id}), not to cluster ${config.name}; ` +
         'give this node an empty data directory');
     }
+    const timeout = config.startTimeoutMs ?? START_TIMEOUT_MS;
+    const retry = startRetry({
+      deadline: timeout === 0 ? Infinity : Date.now() + timeout,
+      onRetry: (step, err, waitMs) => log.warn('NATS or JetStream not ready at start; retrying', { step, cause: causeOf(err), retryInMs: waitMs }),
+    });
     let bus: NatsBus;
     try {
-      bus = await NatsBus.connect(config.natsUrls, {
+      bus = await retry('connect to NATS', () => NatsBus.connect(config.natsUrls, {
         name: `weft-${config.name}-${nodeId}`,
         onConnectionChange: (up) => (up ? log.info('NATS connection regained') : log.error('NATS connection lost; writes and reads answer 503 until it is back')),
-      });
+      }));
     } catch (err) {
       throw new ClusterJoinError(`cannot reach NATS at ${config.natsUrls.join(', ')}: ${err instanceof Error ? err.message : String(err)}`);
     }
     try {
       const joined = await joinCluster({
         nc: bus.connection, clusterName: config.name, secret: config.secret, previousSecret: config.previousSecret, replicas: config.replicas,
-        createCa: async () => generateCa(),
+        createCa: async () => generateCa(), retry,
       });
       if (marker && marker.id !== joined.clusterId) {
         throw new ClusterJoinError(`data directory ${dataDir} belongs to another cluster (${marker.name}, ${marker.id}), ` +
@@ -96,7 +109,7 @@ export class ClusterNode {
       if (!marker) await writeFile(join(dataDir, 'cluster.json'), `${JSON.stringify({ name: config.name, id: joined.clusterId })}\n`, { mode: 0o600 });
       if (joined.rotated) log.warn('the cluster secret was rotated: nodes on the previous secret alone are refused from now on', { cluster: config.name });
       log.info(joined.founded ? 'cluster founded' : 'cluster joined', { cluster: config.name, clusterId: joined.clusterId });
-      return new ClusterNode(config, bus, joined.clusterId, joined.ca, joined.founded, log);
+      return new ClusterNode(config, bus, joined.clusterId, joined.ca, joined.founded, log, retry);
     } catch (err) {
       await bus.close();
       throw err;
@@ -113,16 +126,20 @@ export class ClusterNode {
       maxAgeMs: this.config.logMaxAgeMs,
       maxBytes: this.config.logMaxBytes,
     });
-    await log.open();
+    await this.retry('open the cluster log', () => log.open());
     return log;
   }
 
   /** Opens membership (refusing a node id that is live elsewhere) without announcing yet. */
   openMembership(self: NodeAnnouncement, replica: Replica): Promise<Membership> {
-    return Membership.open(
+    return this.retry('open the members bucket', () => Membership.open(
       { ...self, ready: false, version: PRODUCT_VERSION, appliedSeq: replica.appliedSeq },
-      { nc: this.bus.connection, clusterName: this.config.name, replicas: this.config.replicas, onError: (err) => this.log.warn('heartbeat failed', { error: err }) },
-    );
+      { nc: this.bus.connection, clusterName: this.config.name, replicas: this.config.replicas, onError: (err) => this.log.warn('members watch failed', { cause: causeOf(err) }),
+        onHeartbeat: (failure) => (failure === undefined
+          ? this.log.info('heartbeats resumed')
+          : this.log.warn('heartbeats failing; peers count this node as gone until they resume', { cause: causeOf(failure) })),
+      },
+    ));
   }
 
   /** Starts heartbeats and the presence exchange; once this node is ready, its actors serve the
@@ -136,14 +153,14 @@ export class ClusterNode {
       owned = shards.size;
       void actors.serveShards(shards).catch((err) => this.log.error('shard hand-over failed', { error: err }));
     };
-    await membership.start(apply);
+    await this.retry('watch the members bucket', () => membership.start(apply));
     const timer = setInterval(() => membership.update({ appliedSeq: replica.appliedSeq }), 1_000);
     timer.unref();
     membership.update({ ready: true });
     apply(membership.readyMembers());
     const exchange = new PresenceExchange({
       bus: this.bus, clusterName: this.config.name, nodeId, presence,
-      liveMembers: () => membership.list().map((n) => n.id),
+      liveMembers: () => membership.live().map((n) => n.id),
       onError: (err) => this.log.warn('presence report failed', { error: err }),
     });
     await exchange.start();

@@ -78,7 +78,7 @@ export class ClusterStatus {
 
   async report(): Promise<ClusterStatusReport> {
     const stream = await this.stream();
-    const live = this.opts.membership.list();
+    const live = this.opts.membership.live();
     const serving = this.opts.membership.readyMembers();
     const owners = shardOwners(serving);
     const counts: Record<string, number> = {};
@@ -109,12 +109,13 @@ export class ClusterStatus {
     };
   }
 
-  /** Asks a live member to drain; refuses an unknown node and the last member that serves. */
+  /** Asks a member to drain (one that died is then no longer listed offline); refuses an
+   * unknown node and the last member that serves. */
   async drain(nodeId: string): Promise<{ id: string; draining: true }> {
     const member = this.opts.membership.list().find((m) => m.id === nodeId);
-    if (!member) throw new ApiError('NOT_FOUND', { message: `no live cluster member has the id ${JSON.stringify(nodeId)}` });
+    if (!member) throw new ApiError('NOT_FOUND', { message: `no cluster member has the id ${JSON.stringify(nodeId)}` });
     const others = this.opts.membership.readyMembers().filter((id) => id !== nodeId);
-    if (!member.draining && others.length === 0) {
+    if (!member.draining && member.isOnline && others.length === 0) {
       throw new ApiError('COULD_NOT_VALIDATE', { message: `${nodeId} is the only member serving writes; start another node before removing it`, field: 'nodeId' });
     }
     await this.opts.membership.requestDrain(nodeId);

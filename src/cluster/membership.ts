@@ -31,6 +31,9 @@ const DRAIN_PREFIX = 'drain.';
 
 /** A member not heard from for this long is gone (ms), unless MembershipOptions.deadAfterMs says otherwise. */
 const DEAD_AFTER_MS = 3_000;
+/** The members bucket's TTL (ms): a heartbeat key not renewed for this long expires. A member that
+ * died is listed offline (GET /controllers) until then, on every node alike. */
+export const MEMBER_EXPIRY_MS = 60_000;
 
 export interface MembershipOptions {
   nc: NatsConnection;
@@ -38,7 +41,11 @@ export interface MembershipOptions {
   replicas?: number;
   intervalMs?: number;
   deadAfterMs?: number;
+  /** Told when the members watch fails. */
   onError?: (err: unknown) => void;
+  /** Told when heartbeats start failing (with the first failure) and when they succeed again
+   * (undefined): once per change, not once per beat. */
+  onHeartbeat?: (failure: unknown) => void;
 }
 
 /** Thrown when another live process already heartbeats under this node id. */
@@ -63,6 +70,8 @@ export class Membership implements NodeDirectory {
   private blindSince?: number;
   /** Start of the oldest heartbeat still waiting for its answer. */
   private pendingSince?: number;
+  /** True while heartbeats fail (told once, see MembershipOptions.onHeartbeat). */
+  private beatFailing = false;
   /** True once the watch has delivered the values stored before it began. */
   private initialized = false;
   private onChange?: (ready: string[]) => void;
@@ -81,7 +90,7 @@ export class Membership implements NodeDirectory {
 
   /** Opens the members bucket; refuses (NodeIdInUseError) when the node id is live elsewhere. */
   static async open(self: Omit<MemberInfo, 'instance'>, opts: MembershipOptions): Promise<Membership> {
-    const kv = await openKv(opts.nc, membersBucket(opts.clusterName), { history: 1, ttl: 60_000, replicas: opts.replicas });
+    const kv = await openKv(opts.nc, membersBucket(opts.clusterName), { history: 1, ttl: MEMBER_EXPIRY_MS, replicas: opts.replicas });
     const membership = new Membership(kv, self, opts);
     await membership.assertIdFree();
     return membership;
@@ -120,20 +129,29 @@ export class Membership implements NodeDirectory {
     return [...ids].sort();
   }
 
-  /** Every member heard from recently, this node first (GET /controllers). */
+  /** Every member, this node first (GET /controllers): the live ones, and those that stopped
+   * heartbeating without leaving (`isOnline` false) until their key expires (MEMBER_EXPIRY_MS)
+   * or they are removed (`weft cluster remove`). A member that stopped cleanly left at once. */
   list(): (KnownNode & MemberInfo)[] {
     const now = Date.now();
     const silence = this.silenceClock();
     const peers = [...this.peers.values()]
-      .filter((h) => h.info.id !== this.self.id && silence - h.lastSeenMs <= this.deadAfterMs)
-      .sort((a, b) => (a.info.id < b.info.id ? -1 : 1))
-      .map((h) => ({ ...h.info, lastSeenMs: h.lastSeenMs, isOnline: true, isLocal: false }));
+      .filter((h) => h.info.id !== this.self.id && now - h.lastSeenMs <= MEMBER_EXPIRY_MS)
+      .map((h) => ({ heard: h, online: silence - h.lastSeenMs <= this.deadAfterMs }))
+      .filter(({ heard, online }) => online || this.drains.get(heard.info.id) !== heard.info.instance)
+      .sort((a, b) => (a.heard.info.id < b.heard.info.id ? -1 : 1))
+      .map(({ heard, online }) => ({ ...heard.info, lastSeenMs: heard.lastSeenMs, isOnline: online, isLocal: false }));
     return [{ ...this.self, instance: this.instance, lastSeenMs: now, isOnline: true, isLocal: true }, ...peers];
+  }
+
+  /** The members heard from within the dead interval, this node first. */
+  live(): (KnownNode & MemberInfo)[] {
+    return this.list().filter((n) => n.isOnline);
   }
 
   /** The API base URLs of the live members, this node first (enrollment JWT `ctrls`). */
   onlineUrls(): string[] {
-    return [...new Set(this.list().map((n) => n.baseUrl))];
+    return [...new Set(this.live().map((n) => n.baseUrl))];
   }
 
   /** True once this node was asked to drain. */
@@ -186,7 +204,13 @@ export class Membership implements NodeDirectory {
     } catch (err) {
       this.pendingSince = undefined;
       this.blindSince ??= started;
-      this.opts.onError?.(err);
+      if (!this.beatFailing && !this.stopped) (this.opts.onHeartbeat ?? this.opts.onError)?.(err);
+      this.beatFailing = true;
+      return;
+    }
+    if (this.beatFailing) {
+      this.beatFailing = false;
+      this.opts.onHeartbeat?.(undefined);
     }
   }
 
@@ -243,6 +267,8 @@ export class Membership implements NodeDirectory {
   }
 
   private check(): void {
+    const now = Date.now();
+    for (const [id, heard] of this.peers) if (now - heard.lastSeenMs > MEMBER_EXPIRY_MS) this.peers.delete(id);
     const ready = this.readyMembers();
     const key = ready.join(',');
     if (key === this.lastReady) return;
@@ -257,7 +283,7 @@ export class Membership implements NodeDirectory {
  * One watch delivers every current value; it is read for at most `waitMs`.
  */
 export async function readMembers(nc: NatsConnection, clusterName: string, opts: { freshMs?: number; waitMs?: number } = {}): Promise<MemberInfo[]> {
-  const kv = await openKv(nc, membersBucket(clusterName), { history: 1, ttl: 60_000 });
+  const kv = await openKv(nc, membersBucket(clusterName), { history: 1, ttl: MEMBER_EXPIRY_MS });
   const latest = new Map<string, KvEntry>();
   let initialized!: () => void;
   const current = new Promise<void>((resolve) => (initialized = resolve));

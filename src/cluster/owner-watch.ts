@@ -7,7 +7,7 @@ import { shardOwner } from './shard-map.js';
 /** The membership as watched: ready members (the shard map's input) and the live ones. */
 export interface WatchedMembers {
   readyMembers(): string[];
-  list(): Array<{ id: string }>;
+  live(): Array<{ id: string }>;
 }
 
 /** One watch: `gone` resolves once `owner` is gone; stop() ends the watch (idempotent). */
@@ -38,7 +38,7 @@ export class OwnerWatch {
   }
 
   private check(): void {
-    const live = new Set(this.members.list().map((m) => m.id));
+    const live = new Set(this.members.live().map((m) => m.id));
     for (const entry of [...this.watches]) {
       if (live.has(entry.owner)) continue;
       this.end(entry);

@@ -10,6 +10,7 @@ import { fetchSnapshot, grpcTarget, type ReceivedSnapshot, type SnapshotClientTl
 import { readAppliedSeq } from '../store/applied-seq.js';
 import { logStreamName } from './cluster-names.js';
 import { readMembers } from './membership.js';
+import type { Retry } from './start-retry.js';
 
 /** A member that may serve a snapshot. */
 export interface SnapshotPeer {
@@ -39,6 +40,8 @@ export interface SnapshotJoinOptions {
   /** Test seams: the stream bounds and the ready peers (default: asked of NATS). */
   bounds?: () => Promise<LogBounds | undefined>;
   peers?: () => Promise<SnapshotPeer[]>;
+  /** Runs a NATS request again after a transient failure at start (default: once). */
+  retry?: Retry;
 }
 
 /** What prepareReplica did. */
@@ -62,14 +65,15 @@ export class SnapshotJoinError extends Error {}
  * waiting up to peerWaitMs for one (SnapshotJoinError after that).
  */
 export async function prepareReplica(opts: SnapshotJoinOptions): Promise<JoinOutcome> {
-  const bounds = await (opts.bounds ?? (() => logBounds(opts.nc, logStreamName(opts.clusterName))))();
+  const retry: Retry = opts.retry ?? ((_step, fn) => fn());
+  const bounds = await retry('read the cluster log\'s bounds', opts.bounds ?? (() => logBounds(opts.nc, logStreamName(opts.clusterName))));
   if (!bounds || bounds.lastSeq === 0) return { joined: false, reason: 'first-node' };
   const applied = await readAppliedSeq(opts.replicaDir);
   const trimmed = applied + 1 < bounds.firstSeq;
   if (!trimmed && applied > 0) return { joined: false, reason: 'current' };
   const deadline = Date.now() + (trimmed ? (opts.peerWaitMs ?? 60_000) : 0);
   for (;;) {
-    const joined = await tryPeers(opts, trimmed ? bounds.firstSeq - 1 : 0);
+    const joined = await tryPeers(opts, trimmed ? bounds.firstSeq - 1 : 0, retry);
     if (joined) return joined;
     if (!trimmed) {
       opts.log.info('no peer serves a snapshot; replaying the cluster log from its start', { firstSeq: bounds.firstSeq });
@@ -85,8 +89,8 @@ export async function prepareReplica(opts: SnapshotJoinOptions): Promise<JoinOut
 }
 
 /** Tries the ready peers, most advanced first; a failed or bad transfer moves on to the next. */
-async function tryPeers(opts: SnapshotJoinOptions, atLeastSeq: number): Promise<JoinOutcome | undefined> {
-  const ready = await (opts.peers ?? (() => readyPeers(opts.nc, opts.clusterName)))();
+async function tryPeers(opts: SnapshotJoinOptions, atLeastSeq: number, retry: Retry): Promise<JoinOutcome | undefined> {
+  const ready = await retry('read the members bucket', opts.peers ?? (() => readyPeers(opts.nc, opts.clusterName)));
   const peers = ready.filter((p) => p.id !== opts.nodeId && p.appliedSeq >= atLeastSeq).sort((a, b) => b.appliedSeq - a.appliedSeq);
   if (peers.length === 0) opts.log.debug('no ready peer can serve a snapshot', { needSeq: atLeastSeq, ready: ready.map((p) => `${p.id}@${p.appliedSeq}`) });
   const incoming = `${opts.replicaDir}.incoming`;

@@ -21,7 +21,7 @@ import { addMetricsRoute } from './routes/metrics-route.js';
 import { addHealthRoutes, HEALTH_PATHS, type HealthAnswer } from './routes/health-routes.js';
 import { dispatchByPrefix } from './routes/prefix-dispatch.js';
 import { indexRoutes } from './routes/route-index.js';
-import { CLIENT_PATH, MANAGEMENT_PATH, PRODUCT_VERSION, versionInfo, type BaseUrl } from './routes/info-routes.js';
+import { capabilities, CLIENT_PATH, MANAGEMENT_PATH, PRODUCT_VERSION, versionInfo, type BaseUrl } from './routes/info-routes.js';
 import { sendData } from './envelope.js';
 
 export interface GatewayOptions {
@@ -111,7 +111,7 @@ export function createGateway(opts: GatewayOptions): Koa {
   const root = new Router();
   // As upstream (openziti/ziti#2026): the version document at the root too, where tools such as
   // `ziti edge login host:port` look for the APIs' paths.
-  const version = (ctx: Koa.Context) => sendData(ctx, versionInfo(opts.baseUrl()));
+  const version = (ctx: Koa.Context) => sendData(ctx, versionInfo(opts.baseUrl(), capabilities(node)));
   root.get('/', version);
   root.get('/version', version);
   if (opts.metrics) addMetricsRoute(root, opts.metrics);

@@ -38,7 +38,8 @@ export type HealthStatus = {
   /** Why the node is not ready (or not live): a stable code such as `CATCHING_UP`. */
   reason?: 'STARTING' | 'REPLICA_FAILED' | 'NATS_UNREACHABLE' | 'LOG_UNREADABLE' | 'CATCHING_UP' | 'DRAINING';
   appliedSeq: number;
-  /** The stream's last sequence at the last successful read (cluster only). */
+  /** The stream's last sequence at the last successful read, and never below appliedSeq: the
+   * replica may have applied entries appended after that read (cluster only). */
   lastSeq?: number;
   /** lastSeq - appliedSeq (cluster only). */
   lag?: number;
@@ -108,8 +109,11 @@ export class NodeHealth {
     if (cluster?.failure()) return { ...base, live: false, reason: 'REPLICA_FAILED' };
     if (!this.started) return { ...base, reason: 'STARTING' };
     if (!cluster) return { ...base, ready: true };
-    const lag = this.lastSeq === undefined ? undefined : Math.max(0, this.lastSeq - appliedSeq);
-    const withLog = { ...base, lastSeq: this.lastSeq, lag };
+    // The stream is read once a second, appliedSeq now: entries applied since the read are in the
+    // stream too, so the pair is reported as one moment would show it (lastSeq >= appliedSeq).
+    const lastSeq = this.lastSeq === undefined ? undefined : Math.max(this.lastSeq, appliedSeq);
+    const lag = lastSeq === undefined ? undefined : lastSeq - appliedSeq;
+    const withLog = { ...base, lastSeq, lag };
     if (!cluster.natsConnected()) return { ...withLog, reason: 'NATS_UNREACHABLE' };
     if (lag === undefined || this.now() - this.lastReadMs > this.staleAfterMs) return { ...withLog, reason: 'LOG_UNREADABLE' };
     if (lag > this.maxLag) return { ...withLog, reason: 'CATCHING_UP' };

@@ -31,8 +31,9 @@ const READY_TIMEOUT_MS = 30_000;
 const CLUSTER_NAME = 'weft-test';
 
 /** Starts `size` (default 3) JetStream servers routed to each other; resolves once JetStream
- * has a meta leader and can place a stream on all of them. */
-export async function startNatsCluster(size = 3): Promise<NatsClusterHandle> {
+ * has a meta leader and can place a stream on all of them. With `only`, starts just those
+ * servers and does not wait for JetStream (a cluster still forming: restartServer starts the others). */
+export async function startNatsCluster(size = 3, opts: { only?: number[] } = {}): Promise<NatsClusterHandle> {
   const bin = findNatsServer();
   const dir = mkdtempSync(join(tmpdir(), 'weft-nats-cluster-'));
   const ports = await Promise.all(Array.from({ length: size }, async () => ({ client: await freePort(), route: await freePort() })));
@@ -64,8 +65,12 @@ export async function startNatsCluster(size = 3): Promise<NatsClusterHandle> {
   const stop = () => (stopping ??= Promise.all(servers.map((_, i) => stopServer(i))).then(() => rmSync(dir, { recursive: true, force: true })));
   const urls = ports.map((p) => `nats://127.0.0.1:${p.client}`);
   try {
-    await Promise.all(servers.map((_, i) => start(i)));
-    await waitForJetStream(urls, size);
+    if (opts.only) {
+      await Promise.all(opts.only.map((i) => start(i)));
+    } else {
+      await Promise.all(servers.map((_, i) => start(i)));
+      await waitForJetStream(urls, size);
+    }
   } catch (err) {
     await stop();
     throw err;

@@ -32,6 +32,7 @@ describe('parseConfig defaults', () => {
       clusterName: 'weft',
       logMaxAgeMs: 86_400_000,
       logMaxBytes: 0,
+      clusterStartTimeoutMs: 60_000,
       sessionTimeoutMinutes: 30,
       workerThreads: 2,
       workerPriority: 'background',
@@ -101,6 +102,7 @@ describe('parseConfig sources', () => {
       clusterReplicas: 3,
       logMaxAgeMs: 86_400_000,
       logMaxBytes: 0,
+      clusterStartTimeoutMs: 60_000,
       tlsCert: '/c.pem',
       tlsKey: '/k.pem',
       nodeId: 'node-1',
@@ -274,5 +276,14 @@ describe('parseConfig log retention', () => {
   it('refuses a max size below 64 KiB or with an unknown unit', () => {
     refuses(['--log-max-bytes', '1000'], {}, /--log-max-bytes \/ WEFT_LOG_MAX_BYTES must be 0 \(no limit\) or at least 65536 bytes/);
     refuses(['--log-max-bytes', '5 parsecs'], {}, /--log-max-bytes \/ WEFT_LOG_MAX_BYTES must be a size/);
+  });
+
+  it('reads WEFT_CLUSTER_START_TIMEOUT as a duration, 0 meaning for ever', () => {
+    assert.equal(config([], { WEFT_CLUSTER_START_TIMEOUT: '5m' }).clusterStartTimeoutMs, 300_000);
+    assert.equal(config(['--cluster-start-timeout', '0']).clusterStartTimeoutMs, 0);
+  });
+
+  it('refuses a start timeout under 5 seconds, naming it in seconds', () => {
+    refuses(['--cluster-start-timeout', '1s'], {}, /--cluster-start-timeout \/ WEFT_CLUSTER_START_TIMEOUT must be 0 \(no limit\) or at least 5s/);
   });
 });

@@ -22,6 +22,7 @@ describe('startFailureMessage', () => {
   it('tells a JetStream request left unanswered at start, and that starting again is safe', () => {
     const message = startFailureMessage(NatsError.errorForCode(ErrorCode.Timeout));
     assert.match(message ?? '', /did not answer a JetStream request in time while this node was starting \(TIMEOUT\)/);
+    assert.match(message ?? '', /not within --cluster-start-timeout \/ WEFT_CLUSTER_START_TIMEOUT/);
     assert.match(message ?? '', /Starting the node again is safe/);
     assert.doesNotMatch(message ?? '', /\n/);
   });

@@ -16,11 +16,11 @@ export const CLIENT_PATH = '/edge/client/v1';
 
 /** What this node implements of upstream's capabilities: HA_CONTROLLER in cluster mode (OIDC
  * login is not served, so OIDC_AUTH is never advertised). */
-function capabilities(node: NodeClient): string[] {
+export function capabilities(node: Pick<NodeClient, 'clustered'>): string[] {
   return node.clustered ? ['HA_CONTROLLER'] : [];
 }
 
-export function versionInfo(baseUrl: string): Record<string, unknown> {
+export function versionInfo(baseUrl: string, enabled: string[] = []): Record<string, unknown> {
   const api = (path: string) => ({ v1: { apiBaseUrls: [`${baseUrl}${path}`], path } });
   return {
     apiVersions: {
@@ -29,7 +29,7 @@ export function versionInfo(baseUrl: string): Record<string, unknown> {
       'edge-management': api(MANAGEMENT_PATH),
     },
     buildDate: '',
-    capabilities: [],
+    capabilities: enabled,
     revision: '',
     runtimeVersion: process.version,
     version: PRODUCT_VERSION,
@@ -50,7 +50,7 @@ function documentOf(api: Api): string {
   return document;
 }
 
-const version = (ctx: Context, { baseUrl }: RouteDeps) => sendData(ctx, versionInfo(baseUrl()));
+const version = (ctx: Context, { baseUrl, node }: RouteDeps) => sendData(ctx, versionInfo(baseUrl(), capabilities(node)));
 const VERSION_ANSWER = { description: 'Version information' };
 
 /** Served by both APIs: each describes its own document. */

@@ -30,6 +30,13 @@ export function infoSuite(node: () => TestNode): void {
       assert.deepEqual(res.body.data, process.env.WEFT_TEST_BUS === 'cluster' ? ['HA_CONTROLLER'] : []);
     });
 
+    it('GET /version lists the same capabilities as /enumerated-capabilities (upstream: HA_CONTROLLER when clustered)', async () => {
+      const expected = process.env.WEFT_TEST_BUS === 'cluster' ? ['HA_CONTROLLER'] : [];
+      assert.deepEqual((await node().mgmt.get('/version')).body.data.capabilities, expected);
+      assert.deepEqual((await node().client.get('/version')).body.data.capabilities, expected);
+      assert.deepEqual((await node().mgmt.get('/enumerated-capabilities')).body.data, expected);
+    });
+
     it('serves its own API document under /specs', async () => {
       const list = await node().mgmt.get('/specs');
       assert.equal(list.body.data[0].id, 'edge-management');

@@ -33,7 +33,7 @@ describe('cluster status queries', () => {
       id, version: 'v0', appliedSeq: 5, startedAt: 't', baseUrl: `https://${id}`, ctrlAddress: null, isLocal: false,
       draining, health: { ready: true },
     });
-    const membership = { list: () => [member('n1', false), member('n2', true)], readyMembers: () => ['n1'] } as unknown as Membership;
+    const membership = { live: () => [member('n1', false), member('n2', true)], readyMembers: () => ['n1'] } as unknown as Membership;
     // NATS unreachable: the stream is reported as null, the members from their heartbeats.
     const nc = { jetstreamManager: async () => { throw new Error('no NATS'); } };
     const status = new ClusterStatus({ nodeId: 'n1', clusterName: 'c', clusterId: 'id', nc, membership } as unknown as ClusterStatusOptions);
@@ -42,5 +42,18 @@ describe('cluster status queries', () => {
     assert.deepEqual([byId.n1!.ready, byId.n1!.reason, byId.n1!.draining], [true, null, false]);
     assert.deepEqual([byId.n2!.ready, byId.n2!.reason, byId.n2!.draining, byId.n2!.serving], [false, 'DRAINING', true, false]);
     assert.equal(report.stream, null);
+  });
+
+  it('removes a member that died (listed offline) even while no member serves', async () => {
+    const drained: string[] = [];
+    const membership = {
+      list: () => [{ id: 'n1', isOnline: true, draining: false }, { id: 'n2', isOnline: false, draining: false }],
+      readyMembers: () => [],
+      requestDrain: async (id: string) => void drained.push(id),
+    } as unknown as Membership;
+    const status = new ClusterStatus({ nodeId: 'n1', clusterName: 'c', clusterId: 'id', membership } as unknown as ClusterStatusOptions);
+    assert.deepEqual(await status.drain('n2'), { id: 'n2', draining: true });
+    assert.deepEqual(drained, ['n2']);
+    await assert.rejects(status.drain('n3'), (err: unknown) => err instanceof ApiError && err.code === 'NOT_FOUND');
   });
 });

@@ -6,6 +6,7 @@ import { ClusterJoinError, joinCluster } from '../../../src/cluster/cluster-join
 import { Membership, NodeIdInUseError, readMembers } from '../../../src/cluster/membership.js';
 import { membersBucket } from '../../../src/cluster/cluster-names.js';
 import { startNatsServer, type NatsServerHandle } from '../../support/nats-server.js';
+import { startNatsCluster, type NatsClusterHandle } from '../../support/nats-cluster.js';
 
 const SECRET = 'a cluster secret of more than 32 characters';
 
@@ -43,6 +44,26 @@ describe('cluster membership and joining (real JetStream)', { timeout: 60_000 },
     const later = await joinCluster({ nc, clusterName: 'found', secret: SECRET, createCa });
     assert.equal(later.founded, false);
     assert.deepEqual(later.ca, joins.find((j) => j.founded)!.ca);
+  });
+
+  it('recognises its own record after a create whose answer was lost: it founded the cluster', async () => {
+    let made = 0;
+    const createCa = async () => ({ certPem: `lost-${++made}`, keyPem: 'k' });
+    let attempts = 0;
+    // The first attempt creates the record, then its answer is lost (as a NATS timeout would).
+    const retry = async <T>(step: string, fn: () => Promise<T>): Promise<T> => {
+      if (step !== 'read or create the cluster record') return fn();
+      for (;;) {
+        const result = await fn();
+        if (++attempts > 1) return result;
+      }
+    };
+    const joined = await joinCluster({ nc, clusterName: 'lost-answer', secret: SECRET, createCa, retry });
+    assert.equal(attempts, 2);
+    assert.equal(made, 1, 'one CA made for the start');
+    assert.equal(joined.founded, true);
+    const later = await joinCluster({ nc, clusterName: 'lost-answer', secret: SECRET, createCa });
+    assert.deepEqual([later.founded, later.clusterId, later.ca.certPem], [false, joined.clusterId, 'lost-1']);
   });
 
   it('refuses a node whose secret differs, saying so', async () => {
@@ -125,6 +146,29 @@ describe('cluster membership and joining (real JetStream)', { timeout: 60_000 },
     await b.stop();
   });
 
+  it('lists a member that died offline (GET /controllers) until it is removed; one that stopped cleanly is not listed', async () => {
+    const opts = { nc, clusterName: 'listing', intervalMs: 100, deadAfterMs: 400 };
+    const x = await Membership.open(self('x'), opts);
+    const y = await Membership.open(self('y'), opts);
+    const z = await Membership.open(self('z'), opts);
+    await x.start();
+    await y.start();
+    await z.start();
+    await until(() => x.readyMembers().join() === 'x,y,z');
+    await y.stop();
+    // z dies: its heartbeats stop without a goodbye.
+    (z as unknown as { stopped: boolean }).stopped = true;
+    await until(() => x.readyMembers().join() === 'x', 3_000);
+    assert.deepEqual(x.list().map((n) => [n.id, n.isOnline]), [['x', true], ['z', false]]);
+    assert.deepEqual(x.live().map((n) => n.id), ['x']);
+    assert.deepEqual(x.onlineUrls(), ['https://x:1280']);
+    await x.requestDrain('z');
+    await until(() => x.list().length === 1);
+    assert.deepEqual(x.list().map((n) => n.id), ['x']);
+    await x.stop();
+    await z.stop();
+  });
+
   it('a drained member owns nothing on every node at once, announces draining, and serves again after a restart', async () => {
     const opts = { nc, clusterName: 'drains', intervalMs: 100, deadAfterMs: 400 };
     const a = await Membership.open(self('a'), opts);
@@ -157,5 +201,34 @@ describe('cluster membership and joining (real JetStream)', { timeout: 60_000 },
     // After a clean stop the id is free again at once.
     const second = await Membership.open(self('same'), opts);
     await second.stop();
+  });
+});
+
+describe('membership heartbeats across a NATS outage (real JetStream)', { timeout: 90_000 }, () => {
+  let nats: NatsClusterHandle;
+  before(async () => {
+    nats = await startNatsCluster(1);
+  });
+  after(() => nats.stop());
+
+  it('tells once that heartbeats fail, with the cause, and once that they resumed', async () => {
+    const nc = await connect({ servers: nats.urls, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+    const told: unknown[] = [];
+    const m = await Membership.open(self('outage'), { nc, clusterName: 'outage', intervalMs: 100, deadAfterMs: 400, onHeartbeat: (failure) => told.push(failure) });
+    try {
+      await m.start();
+      await nats.stopServer(0);
+      await until(() => told.length === 1, 20_000);
+      assert.ok(told[0] instanceof Error, 'the first failure is told with its cause');
+      // Many beats fail while the server is down; none is told again.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await nats.restartServer(0);
+      await until(() => told.length === 2, 30_000);
+      assert.equal(told[1], undefined, 'recovery is told once');
+      assert.equal(told.length, 2);
+    } finally {
+      await m.stop();
+      await nc.close();
+    }
   });
 });

@@ -7,7 +7,7 @@ import { shardOwner } from '../../../src/cluster/shard-map.js';
 
 function members(ids: string[]) {
   const state = { ready: [...ids], live: [...ids] };
-  return { state, readyMembers: () => state.ready, list: () => state.live.map((id) => ({ id })) };
+  return { state, readyMembers: () => state.ready, live: () => state.live.map((id) => ({ id })) };
 }
 
 /** Waits for `p`; the watch's own poll timer is unref'd, so a ref'd timer keeps the test alive. */

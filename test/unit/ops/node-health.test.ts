@@ -68,6 +68,12 @@ describe('NodeHealth', () => {
     assert.deepEqual(health.status(), { nodeId: 'n1', live: true, ready: true, appliedSeq: 1_000, lastSeq: 1_100, lag: 100 });
   });
 
+  it('never reports lastSeq below appliedSeq: entries applied after the last read of the stream are in it too', async () => {
+    const { state, health } = await clusterNode({ applied: 10, last: 10 });
+    state.applied = 14;
+    assert.deepEqual(health.status(), { nodeId: 'n1', live: true, ready: true, appliedSeq: 14, lastSeq: 14, lag: 0 });
+  });
+
   it('is not ready beyond 100 entries behind (CATCHING_UP) but stays live, and is ready again once caught up', async () => {
     const { state, health } = await clusterNode({ applied: 1_000, last: 1_101 });
     assert.equal(health.status().ready, false);
