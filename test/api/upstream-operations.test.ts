@@ -80,6 +80,29 @@ describe('upstream operations', () => {
     assert.equal((await node.client.get(`/services/${hiddenServiceId}/edge-routers`, user.token)).status, 404);
   });
 
+  it('client edge router lists hold every router the policies give, past one page (500)', async () => {
+    const t = admin();
+    const fleet = 505;
+    for (let i = 0; i < fleet; i += 25) {
+      await Promise.all(Array.from({ length: Math.min(25, fleet - i) }, (_, j) => node.mgmt.post('/edge-routers', { name: `fleet-${String(i + j).padStart(3, '0')}`, roleAttributes: ['fleet'] }, t)).map(async (p) => created(await p)));
+    }
+    const service = created(await node.mgmt.post('/services', { name: 'fleet-service', encryptionRequired: true }, t));
+    created(await node.mgmt.post('/edge-router-policies', { name: 'fleet-erp', semantic: 'AnyOf', identityRoles: [`@${user.id}`], edgeRouterRoles: ['#fleet'] }, t));
+    created(await node.mgmt.post('/service-edge-router-policies', { name: 'fleet-serp', semantic: 'AnyOf', serviceRoles: [`@${service}`], edgeRouterRoles: ['#fleet', `@${otherRouterId}`] }, t));
+    created(await node.mgmt.post('/service-policies', { name: 'fleet-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${user.id}`], serviceRoles: [`@${service}`] }, t));
+    const mine = await node.client.get('/current-identity/edge-routers', user.token);
+    assert.equal(mine.status, 200, mine.text);
+    const names = mine.body.data.map((r: { name: string }) => r.name);
+    assert.equal(names.length, fleet + 2);
+    assert.equal(new Set(names).size, fleet + 2);
+    assert.equal(mine.body.meta.pagination.totalCount, fleet + 2);
+    const serving = await node.client.get(`/services/${service}/edge-routers`, user.token);
+    assert.equal(serving.status, 200, serving.text);
+    const both = serving.body.data.edgeRouters.map((r: { name: string }) => r.name);
+    assert.equal(both.length, fleet + 1);
+    assert.ok(both.includes('ops-router-2') && both.includes('fleet-504') && !both.includes('ops-router'));
+  });
+
   it('client GET /services/{id}/terminators lists the service\'s terminators', async () => {
     const id = created(await node.mgmt.post('/terminators', { service: serviceId, router: routerId, binding: 'edge', address: 'hosted' }, admin()));
     const res = await node.client.get(`/services/${serviceId}/terminators`, user.token);

@@ -14,8 +14,6 @@ import type { HandRoute } from './route-table.js';
 
 type Wire = Record<string, unknown>;
 
-/** The most entities one of these reads merges (upstream's largest page). */
-const MAX_PAGE = String(MAX_LIMIT);
 
 const SIGNER_FIELDS = [
   'id', 'createdAt', 'updatedAt', 'tags', '_links', 'name', 'externalAuthUrl', 'clientId', 'audience', 'scopes',
@@ -67,8 +65,8 @@ export const CLIENT_DISCOVERY_ROUTES: readonly HandRoute[] = [
       const caller = requireCaller(ctx);
       await requireServiceAccess(node, caller, ctx.params.id);
       const mine = new Map((await callerEdgeRouters(ctx, node, caller)).map((r) => [r.id, r]));
-      const page = await node.query({ op: 'related', parent: { kind: 'services', id: ctx.params.id }, kind: 'edge-routers', params: { limit: MAX_PAGE }, viewer: {} });
-      const both = (page.data as Wire[]).filter((r) => mine.has(r.id)).map((r) => pick(r, EDGE_ROUTER_FIELDS));
+      const serving = await readAllRelated(node, { kind: 'services', id: ctx.params.id }, {});
+      const both = serving.filter((r) => mine.has(r.id)).map((r) => pick(r, EDGE_ROUTER_FIELDS));
       sendData(ctx, { edgeRouters: both });
     },
   },
@@ -90,8 +88,22 @@ export const CLIENT_DISCOVERY_ROUTES: readonly HandRoute[] = [
 
 /** The edge routers the caller's edge router policies give it (as the client API shows them). */
 async function callerEdgeRouters(ctx: Context, node: NodeClient, caller: Caller): Promise<Wire[]> {
-  const page = await node.query({ op: 'related', parent: { kind: 'identities', id: caller.identityId }, kind: 'edge-routers', params: { limit: MAX_PAGE }, viewer: viewer(ctx) });
-  return (page.data as Wire[]).map((r) => pick(r, EDGE_ROUTER_FIELDS));
+  const routers = await readAllRelated(node, { kind: 'identities', id: caller.identityId }, viewer(ctx));
+  return routers.map((r) => pick(r, EDGE_ROUTER_FIELDS));
+}
+
+/** Every edge router related to the parent, read page by page (these answers have no paging:
+ * a caller with more routers than one page holds gets them all). */
+async function readAllRelated(node: NodeClient, parent: { kind: 'identities' | 'services'; id: string }, reader: ReturnType<typeof viewer>): Promise<Wire[]> {
+  const routers: Wire[] = [];
+  for (;;) {
+    const params = { limit: String(MAX_LIMIT), offset: String(routers.length) };
+    const page = await node.query({ op: 'related', parent, kind: 'edge-routers', params, viewer: reader });
+    const data = page.data as Wire[];
+    routers.push(...data);
+    const total = Number((page.meta.pagination as Wire | undefined)?.totalCount ?? 0);
+    if (data.length < MAX_LIMIT || routers.length >= total) return routers;
+  }
 }
 
 /** 404 unless the caller may dial or bind the service (the client API's service read). */
