@@ -26,7 +26,8 @@ import { CommandOutcomes } from './command-outcomes.js';
 import { OwnerWatch } from './owner-watch.js';
 import type { NodeClientOptions } from '../gateway/node-client.js';
 import { ownedShards } from './shard-map.js';
-import { logStreamName } from './cluster-names.js';
+import { clusterBucket, logStreamName, membersBucket } from './cluster-names.js';
+import { growReplicas } from './replica-growth.js';
 import { causeOf, startRetry, type Retry } from './start-retry.js';
 
 /** Cluster settings from the node's configuration. */
@@ -50,6 +51,8 @@ export const START_TIMEOUT_MS = 60_000;
 
 /** How long a read or a command waits for this node to apply the log (ms). */
 const APPLY_WAIT_MS = 3_000;
+/** How often a node checks whether the streams' replicas can be raised. */
+const REPLICA_GROWTH_MS = 60_000;
 /** How long a command waits for its shard to get an owner again after a node died (ms). */
 const HANDOVER_MS = 8_000;
 /** How long after it was proposed a command may still be stored (ms; see Command.expires). */
@@ -164,12 +167,32 @@ export class ClusterNode {
       onError: (err) => this.log.warn('presence report failed', { error: err }),
     });
     await exchange.start();
+    const growth = this.config.replicas === undefined ? this.growReplicasEvery(REPLICA_GROWTH_MS) : undefined;
     return async () => {
+      clearInterval(growth);
       clearInterval(timer);
       await exchange.stop();
       await membership.stop();
       await actors.serveShards(new Set());
     };
+  }
+
+  /** Raises the log's and buckets' replicas once the NATS cluster has servers for them (they
+   * may have been created while it had fewer): now, then every `everyMs`. */
+  private growReplicasEvery(everyMs: number): NodeJS.Timeout {
+    const streams = [logStreamName(this.config.name), `KV_${membersBucket(this.config.name)}`, `KV_${clusterBucket(this.config.name)}`];
+    const grow = async () => {
+      try {
+        const jsm = await this.bus.connection.jetstreamManager();
+        for (const g of await growReplicas(jsm, streams)) this.log.info('stream replicas raised', { stream: g.stream, from: g.from, to: g.to });
+      } catch (err) {
+        this.log.warn('could not check the streams\' replicas', { cause: causeOf(err) });
+      }
+    };
+    void grow();
+    const timer = setInterval(() => void grow(), everyMs);
+    timer.unref();
+    return timer;
   }
 
   private async assertHealthy(): Promise<void> {
