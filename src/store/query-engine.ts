@@ -31,9 +31,13 @@ export class QueryEngine {
 
   /** Runs a parsed query with resolved paging over one kind. */
   async list(kind: string, query: Query, page: PageRequest, scope?: Scope): Promise<Page<Entity>> {
-    const { indexed, sort, ids, hint, exact } = plan(kind, query, scope);
+    const { indexed, sort, ids, stored, hint, exact } = plan(kind, query, scope);
     const get = (record: Entity, field: string) => readPath(record, field);
     if (exact) return this.exactRange(kind, exact, page);
+    if (ids && stored && query.filter === null && sort.length === 1 && sort[0].field === 'id') {
+      const byId = await this.idsPage(kind, ids, sort, page);
+      if (byId) return byId;
+    }
     const orderedBy = ids ? undefined : this.streamOrder(sort, hint, indexed, kind);
     const source = ids ? this.fetch(kind, ids) : orderedBy ? orderedBy.source : this.candidates(kind, hint);
     const matches = (record: Entity) => evaluate(query.filter, (symbol) => get(record, symbol));
@@ -147,6 +151,27 @@ export class QueryEngine {
     }
     const items = (await this.replica.getMany(kind, pageIds)).filter((r): r is Entity => r !== undefined);
     return { items, total, ...page };
+  }
+
+  /**
+   * An unfiltered id set sorted by id (an identity's accessible services, a policy's members):
+   * the ids alone give the order and the count, so only the page's records are read, whatever
+   * the set's size. Only for ids read from links (`stored`), each of which names a record; if
+   * a page id has none all the same, undefined: the caller reads the set's records instead.
+   */
+  private async idsPage(kind: string, ids: string[], sort: Query['sort'], page: PageRequest): Promise<Page<Entity> | undefined> {
+    // Byte-wise, as sortComparator orders ids; ids are distinct (plan()).
+    const compare = sort[0].direction === 'desc' ? (a: string, b: string) => compareUtf8(b, a) : compareUtf8;
+    let ordered: string[];
+    if (page.limit === 'none') ordered = [...ids].sort(compare);
+    else {
+      const best = new TopK<string>(page.offset + page.limit, compare);
+      for (const id of ids) best.offer(id);
+      ordered = best.sorted();
+    }
+    const records = await this.replica.getMany(kind, ordered.slice(page.offset));
+    if (records.some((r) => r === undefined)) return undefined;
+    return { items: records as Entity[], total: ids.length, ...page };
   }
 
   /** The ids an exact plan reads, in its order (at most `window` when by id). */
