@@ -5,6 +5,8 @@
 import type { Entity } from '../domain/commands.js';
 import type { Page, PageRequest } from '../domain/paging.js';
 import { sortableScalar } from '../domain/query-symbols.js';
+import { declarationOf } from '../domain/registry.js';
+import { fieldsOf } from '../domain/resource.js';
 import { evaluate, sortComparator, type IndexHint, type Query } from '../domain/query/index.js';
 import { compareUtf8 } from './compare-utf8.js';
 import { idFromIndexKey, idFromRecordKey, indexRange, recordRange, valueFromIndexKey } from './keys.js';
@@ -174,20 +176,23 @@ export class QueryEngine {
     return { items: records as Entity[], total: ids.length, ...page };
   }
 
-  /** The ids an exact plan reads, in its order (at most `window` when by id). */
+  /** The ids an exact plan reads, in its order (at most `window` when by id or by a unique
+   * field, whose index holds one key per value: no tie of ids to complete past the window). */
   private exactIds(kind: string, exact: ExactPlan, window: number): AsyncIterable<string> {
-    return exact.byId
-      ? this.idsInOrder(hintRanges(kind, exact.hint)[0], exact.reverse, window)
-      : this.rangesIds(kind, exact.hint, exact.reverse);
+    if (exact.byId) return this.idsInOrder(hintRanges(kind, exact.hint)[0], exact.reverse, window);
+    const unique = fieldsOf(declarationOf(kind))[exact.hint.field]?.unique === true;
+    return this.rangesIds(kind, exact.hint, exact.reverse, unique ? window : Infinity);
   }
 
-  /** Ids in the hint's range(s), in value order (ranges of an `in` list ordered by value). */
-  private async *rangesIds(kind: string, hint: IndexHint, reverse: boolean): AsyncIterable<string> {
+  /** Ids in the hint's range(s), in value order (ranges of an `in` list ordered by value); at
+   * most `window` keys read of each range. */
+  private async *rangesIds(kind: string, hint: IndexHint, reverse: boolean, window = Infinity): AsyncIterable<string> {
     const ranges = hintRanges(kind, hint).sort((a, b) => compareUtf8(String(a.gt), String(b.gt)));
     if (reverse) ranges.reverse();
     const seen = new Set<string>();
     for (const range of ranges) {
-      for await (const id of this.indexIds(kind, hint.field, range, reverse)) {
+      const limited = Number.isFinite(window) ? { ...range, limit: window } : range;
+      for await (const id of this.indexIds(kind, hint.field, limited, reverse)) {
         if (ranges.length > 1) {
           if (seen.has(id)) continue;
           seen.add(id);
