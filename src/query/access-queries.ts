@@ -27,10 +27,11 @@ export class AccessQueries {
     if ('index' in via) return { field: via.index, value: parent.id };
     // A declared relation names declared kinds (test/unit/domain/registry.test.ts).
     const childKind = kindOf(child);
-    if ('members' in via) return { ids: await this.reader.membersOf(parent.kind, parent.id, childKind) };
-    if ('policies' in via) return { ids: await this.reader.policiesOf(parent.kind, parent.id, childKind) };
+    // Ids read from links: each names a stored record (a page of them needs only its records).
+    if ('members' in via) return { ids: await this.reader.membersOf(parent.kind, parent.id, childKind), stored: true };
+    if ('policies' in via) return { ids: await this.reader.policiesOf(parent.kind, parent.id, childKind), stored: true };
     const type = policyTypeFilter(via.through, policyType);
-    return { ids: await this.reader.reachable(parent.kind, parent.id, kindOf(via.through), childKind, type) };
+    return { ids: await this.reader.reachable(parent.kind, parent.id, kindOf(via.through), childKind, type), stored: true };
   }
 
   /** `/identities/{id}/policy-advice/{serviceId}`: may it dial / bind, and over which routers. */

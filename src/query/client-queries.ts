@@ -35,7 +35,7 @@ export function clientQueries(deps: ClientQueryDeps): Pick<HandlerTable<QueryReq
         if (!visible.has(m.id)) throw new ApiError('NOT_FOUND');
         return withQueries((await deps.get('services', m.id, viewer)) as Wire);
       }
-      return deps.list('services', m.params ?? {}, viewer, { ids: visible }, m.stream === true, withQueries);
+      return deps.list('services', m.params ?? {}, viewer, { ids: visible, stored: true }, m.stream === true, withQueries);
     },
     clientServiceVisible: async (m) => (await visibleServices(reads(), m.identityId)).has(m.id),
     clientSessions: async (m) => {

@@ -119,6 +119,7 @@ async function writeContent(header: Header, messages: AsyncIterable<WireSnapshot
   if (!hash.digest().equals(Buffer.from(trailer.sha256))) throw new SnapshotIntegrityError('the SHA-256 of the received snapshot does not match its trailer');
   await refuseBadContent(() => writer.end());
   if (writer.files.length !== trailer.files) throw new SnapshotIntegrityError(`received ${writer.files.length} files, the trailer announced ${trailer.files}`);
+  await writer.sync();
   return { appliedSeq: Number(header.appliedSeq), files: writer.files.length, bytes, nodeId: header.nodeId };
 }
 

@@ -60,6 +60,13 @@ function inTree(key: string): boolean {
   return key.length > 1 && key.charCodeAt(1) === 0 && TREE_FAMILIES.has(key[0]);
 }
 
+/** True for a key whose raw value the LRU keeps: not the tree's (they are in the tree), nor a
+ * record's (`r`): the replica keeps records decoded within its own share, and keeping the raw
+ * text as well would hold, and count, each hot record twice. */
+function keepsRaw(key: string): boolean {
+  return !inTree(key) && !(key.length > 1 && key.charCodeAt(1) === 0 && key[0] === 'r');
+}
+
 /** A pending write: its value (null = deleted) and the number of the batch that made it. */
 interface Pending {
   value: string | null;
@@ -201,7 +208,7 @@ export class CachedKv implements KvStore {
     if (kept !== undefined) return kept;
     const gen = this.gen;
     const value = await this.disk.get(key);
-    if (value !== undefined && gen === this.gen && !inTree(key)) this.values.set(key, value);
+    if (value !== undefined && gen === this.gen && keepsRaw(key)) this.values.set(key, value);
     return value;
   }
 
@@ -223,7 +230,7 @@ export class CachedKv implements KvStore {
     missing.forEach((at, n) => {
       const value = found[n];
       out[at] = value;
-      if (value !== undefined && gen === this.gen && !inTree(keys[at])) this.values.set(keys[at], value);
+      if (value !== undefined && gen === this.gen && keepsRaw(keys[at])) this.values.set(keys[at], value);
     });
     return out;
   }
@@ -253,7 +260,7 @@ export class CachedKv implements KvStore {
   private remember(ops: KvOp[]): void {
     const treeOps = ops.filter((op) => inTree(op.key));
     for (const op of ops) {
-      if (inTree(op.key)) continue;
+      if (!keepsRaw(op.key)) continue;
       if (op.type === 'put') this.values.set(op.key, op.value);
       else this.values.delete(op.key);
     }

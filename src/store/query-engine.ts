@@ -5,6 +5,8 @@
 import type { Entity } from '../domain/commands.js';
 import type { Page, PageRequest } from '../domain/paging.js';
 import { sortableScalar } from '../domain/query-symbols.js';
+import { declarationOf } from '../domain/registry.js';
+import { fieldsOf } from '../domain/resource.js';
 import { evaluate, sortComparator, type IndexHint, type Query } from '../domain/query/index.js';
 import { compareUtf8 } from './compare-utf8.js';
 import { idFromIndexKey, idFromRecordKey, indexRange, recordRange, valueFromIndexKey } from './keys.js';
@@ -31,9 +33,13 @@ export class QueryEngine {
 
   /** Runs a parsed query with resolved paging over one kind. */
   async list(kind: string, query: Query, page: PageRequest, scope?: Scope): Promise<Page<Entity>> {
-    const { indexed, sort, ids, hint, exact } = plan(kind, query, scope);
+    const { indexed, sort, ids, stored, hint, exact } = plan(kind, query, scope);
     const get = (record: Entity, field: string) => readPath(record, field);
     if (exact) return this.exactRange(kind, exact, page);
+    if (ids && stored && query.filter === null && sort.length === 1 && sort[0].field === 'id') {
+      const byId = await this.idsPage(kind, ids, sort, page);
+      if (byId) return byId;
+    }
     const orderedBy = ids ? undefined : this.streamOrder(sort, hint, indexed, kind);
     const source = ids ? this.fetch(kind, ids) : orderedBy ? orderedBy.source : this.candidates(kind, hint);
     const matches = (record: Entity) => evaluate(query.filter, (symbol) => get(record, symbol));
@@ -149,20 +155,44 @@ export class QueryEngine {
     return { items, total, ...page };
   }
 
-  /** The ids an exact plan reads, in its order (at most `window` when by id). */
-  private exactIds(kind: string, exact: ExactPlan, window: number): AsyncIterable<string> {
-    return exact.byId
-      ? this.idsInOrder(hintRanges(kind, exact.hint)[0], exact.reverse, window)
-      : this.rangesIds(kind, exact.hint, exact.reverse);
+  /**
+   * An unfiltered id set sorted by id (an identity's accessible services, a policy's members):
+   * the ids alone give the order and the count, so only the page's records are read, whatever
+   * the set's size. Only for ids read from links (`stored`), each of which names a record; if
+   * a page id has none all the same, undefined: the caller reads the set's records instead.
+   */
+  private async idsPage(kind: string, ids: string[], sort: Query['sort'], page: PageRequest): Promise<Page<Entity> | undefined> {
+    // Byte-wise, as sortComparator orders ids; ids are distinct (plan()).
+    const compare = sort[0].direction === 'desc' ? (a: string, b: string) => compareUtf8(b, a) : compareUtf8;
+    let ordered: string[];
+    if (page.limit === 'none') ordered = [...ids].sort(compare);
+    else {
+      const best = new TopK<string>(page.offset + page.limit, compare);
+      for (const id of ids) best.offer(id);
+      ordered = best.sorted();
+    }
+    const records = await this.replica.getMany(kind, ordered.slice(page.offset));
+    if (records.some((r) => r === undefined)) return undefined;
+    return { items: records as Entity[], total: ids.length, ...page };
   }
 
-  /** Ids in the hint's range(s), in value order (ranges of an `in` list ordered by value). */
-  private async *rangesIds(kind: string, hint: IndexHint, reverse: boolean): AsyncIterable<string> {
+  /** The ids an exact plan reads, in its order (at most `window` when by id or by a unique
+   * field, whose index holds one key per value: no tie of ids to complete past the window). */
+  private exactIds(kind: string, exact: ExactPlan, window: number): AsyncIterable<string> {
+    if (exact.byId) return this.idsInOrder(hintRanges(kind, exact.hint)[0], exact.reverse, window);
+    const unique = fieldsOf(declarationOf(kind))[exact.hint.field]?.unique === true;
+    return this.rangesIds(kind, exact.hint, exact.reverse, unique ? window : Infinity);
+  }
+
+  /** Ids in the hint's range(s), in value order (ranges of an `in` list ordered by value); at
+   * most `window` keys read of each range. */
+  private async *rangesIds(kind: string, hint: IndexHint, reverse: boolean, window = Infinity): AsyncIterable<string> {
     const ranges = hintRanges(kind, hint).sort((a, b) => compareUtf8(String(a.gt), String(b.gt)));
     if (reverse) ranges.reverse();
     const seen = new Set<string>();
     for (const range of ranges) {
-      for await (const id of this.indexIds(kind, hint.field, range, reverse)) {
+      const limited = Number.isFinite(window) ? { ...range, limit: window } : range;
+      for await (const id of this.indexIds(kind, hint.field, limited, reverse)) {
         if (ranges.length > 1) {
           if (seen.has(id)) continue;
           seen.add(id);

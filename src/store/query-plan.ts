@@ -10,8 +10,9 @@ import { encodeValue, indexPrefix } from './keys.js';
 import type { KvRange } from './kv.js';
 
 /** A pre-narrowed candidate set: children by an indexed field (`/identities/{id}/authenticators`)
- * or an explicit id set (entities reached through policies). */
-export type Scope = { field: string; value: string } | { ids: Iterable<string> };
+ * or an explicit id set (entities reached through policies). `stored`: every id was read from
+ * the replica's links, so each names a stored record (an id set a caller typed is not). */
+export type Scope = { field: string; value: string } | { ids: Iterable<string>; stored?: boolean };
 
 /** What list() and stream() both start from: the kind's indexed fields, the sort (id by
  * default), the scope's ids, and the index hint the filter (or the scope) gives. */
@@ -21,11 +22,12 @@ export function plan(kind: string, query: Query, scope?: Scope) {
   const indexed = new Set(indexedFields(decl));
   const sort = query.sort.length > 0 ? query.sort : [{ field: 'id', direction: 'asc' as const }];
   const ids = scope && 'ids' in scope ? [...new Set(scope.ids)] : undefined;
+  const stored = scope !== undefined && 'ids' in scope && scope.stored === true;
   const hint =
     scope && 'field' in scope
       ? ({ field: scope.field, kind: 'eq', values: [scope.value] } as IndexHint)
       : extractIndexHint(query.filter, (f) => indexed.has(f) && Boolean(fields[f]));
-  return { indexed, sort, ids, hint, exact: scope ? undefined : exactPlan(kind, query.filter, sort, hint) };
+  return { indexed, sort, ids, stored, hint, exact: scope ? undefined : exactPlan(kind, query.filter, sort, hint) };
 }
 
 /** Reading index keys alone answers a query: which hint, in which order, and whether by id. */

@@ -76,4 +76,29 @@ describe('memory budget', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('holds a record once: decoded by the replica, not also as raw text; other values raw', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'weft-budget-once-'));
+    try {
+      const kv = new CachedKv({ path: join(dir, 'db'), cacheBytes: 4 * MIB });
+      await kv.open();
+      const record = JSON.stringify({ id: 'id-1', name: 'one', padding: 'x'.repeat(300) });
+      const link = 'l\x00service-policies\x00sp-1\x00identities\x00id-1';
+      await kv.batch([{ type: 'put', key: recordKey('identities', 'id-1'), value: record }, { type: 'put', key: link, value: '' }], { sync: true });
+      await kv.close();
+
+      const again = new CachedKv({ path: join(dir, 'db'), cacheBytes: 4 * MIB });
+      await again.open();
+      const replica = new Replica(again, { recordCacheBytes: again.shares.records });
+      await replica.open();
+      assert.equal((await replica.get('identities', 'id-1'))?.name, 'one');
+      assert.ok(replica.recordCacheBytes > 0, 'the decoded record is kept');
+      assert.equal(again.valueCacheBytes, 0, 'the raw record is not kept as well');
+      assert.equal(await again.get(link), '');
+      assert.ok(again.valueCacheBytes > 0, 'a link value is kept raw');
+      await again.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
