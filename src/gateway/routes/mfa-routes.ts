@@ -26,6 +26,17 @@ function own(ctx: Context, node: NodeClient, op: OwnOp, code?: string) {
   return node.identity(op, caller.identityId, { code, apiSessionId: caller.apiSessionId });
 }
 
+/** A POST of the caller's own MFA that requires a code in its body and answers empty. */
+function codeCommand(path: string, operationId: string, summary: string, op: OwnOp): HandRoute {
+  return {
+    method: 'post', path, access: 'authenticated', operationId, summary, body: MFA_CODE,
+    handler: async (ctx, { node }) => {
+      await own(ctx, node, op, requiredCode(jsonBody(ctx)));
+      sendEmpty(ctx);
+    },
+  };
+}
+
 export const MFA_ROUTES: readonly HandRoute[] = [
   {
     method: 'get', path: '/current-identity/mfa', access: 'authenticated', operationId: 'detailMfa',
@@ -48,14 +59,7 @@ export const MFA_ROUTES: readonly HandRoute[] = [
       sendEmpty(ctx);
     },
   },
-  {
-    method: 'post', path: '/current-identity/mfa/verify', access: 'authenticated', operationId: 'verifyMfa',
-    summary: 'Complete MFA enrollment by verifying a time based one time token', body: MFA_CODE,
-    handler: async (ctx, { node }) => {
-      await own(ctx, node, 'mfaVerify', requiredCode(jsonBody(ctx)));
-      sendEmpty(ctx);
-    },
-  },
+  codeCommand('/current-identity/mfa/verify', 'verifyMfa', 'Complete MFA enrollment by verifying a time based one time token', 'mfaVerify'),
   {
     method: 'get', path: '/current-identity/mfa/qr-code', access: 'authenticated', operationId: 'detailMfaQrCode',
     summary: 'Show a QR code for unverified MFA enrollments',
@@ -76,14 +80,7 @@ export const MFA_ROUTES: readonly HandRoute[] = [
       sendData(ctx, await node.query({ op: 'mfaRecoveryCodes', identityId: requireCaller(ctx).identityId, code }));
     },
   },
-  {
-    method: 'post', path: '/current-identity/mfa/recovery-codes', access: 'authenticated', operationId: 'createMfaRecoveryCodes',
-    summary: 'For a completed MFA enrollment regenerate the recovery codes', body: MFA_CODE,
-    handler: async (ctx, { node }) => {
-      await own(ctx, node, 'mfaRegenerateCodes', requiredCode(jsonBody(ctx)));
-      sendEmpty(ctx);
-    },
-  },
+  codeCommand('/current-identity/mfa/recovery-codes', 'createMfaRecoveryCodes', 'For a completed MFA enrollment regenerate the recovery codes', 'mfaRegenerateCodes'),
   {
     // A signed proof that the caller's session passed a TOTP check now (posture responses use it).
     method: 'post', path: '/current-api-session/totp-token', access: 'authenticated', operationId: 'createTotpToken',
