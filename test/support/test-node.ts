@@ -92,6 +92,19 @@ export class ApiClient {
   }
 }
 
+/** The admin's first login. In a cluster whose JetStream has just formed, a write can be refused
+ * with 503 (nothing stored) while the stream settles its leader; like any client, the test
+ * retries a 503 as its Retry-After says, for up to 30 s. Any other failure fails at once. */
+async function firstLogin(mgmt: ApiClient): Promise<string> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const res = await mgmt.post('/authenticate?method=password', { username: ADMIN.username, password: ADMIN.password });
+    if (res.status === 200) return res.headers.get('zt-session')!;
+    if (res.status !== 503 || Date.now() > deadline) throw new Error(`login as ${ADMIN.username} failed: ${res.status} ${res.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000 * Number(res.headers.get('retry-after') ?? 1)));
+  }
+}
+
 export interface TestNode {
   handle: NodeHandle;
   dataDir: string;
@@ -146,7 +159,7 @@ export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNod
   const dispatcher = new Agent({ connect: { ca: handle.caPem, timeout: 60_000 } });
   const mgmt = new ApiClient(`${handle.url}/edge/management/v1`, dispatcher);
   const client = new ApiClient(`${handle.url}/edge/client/v1`, dispatcher);
-  const adminToken = await mgmt.login(ADMIN.username, ADMIN.password);
+  const adminToken = await firstLogin(mgmt);
   let users = 0;
   return {
     handle,
