@@ -3,6 +3,7 @@
 
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
+import { MAX_LIMIT } from '../domain/paging.js';
 import { DATA_STREAM_HEAD, dataStreamTail, sendData, sendDataStream } from './envelope.js';
 import type { NodeClient } from './node-client.js';
 import type { ListCursorReply, QueryRequest, StreamableOp } from '../protocol/v1/query-messages.js';
@@ -78,5 +79,24 @@ class ListBody extends Readable {
   override _destroy(err: Error | null, done: (err?: Error | null) => void): void {
     if (!this.finished) this.node.query({ op: 'listClose', cursor: this.opened.cursor }).catch(() => undefined);
     done(err);
+  }
+}
+
+/** A list or related-list query; its paging is set by readPages. */
+export type PagedQuery = Extract<QueryRequest, { op: 'list' | 'related' }>;
+
+/** The first `end` items of a list or related list (all of them by default), read in pages of
+ * MAX_LIMIT, with its total and filterable fields. A filter's own `limit` or `skip` wins over the
+ * parameters: a short page ends the read too. For answers that are merged or filtered on the
+ * gateway, so cannot stream. */
+export async function readPages(node: NodeClient, msg: PagedQuery, end = Infinity): Promise<{ items: Wire[]; total: number; filterableFields: unknown }> {
+  const items: Wire[] = [];
+  for (;;) {
+    const want = Math.min(MAX_LIMIT, end - items.length);
+    const page = await node.query({ ...msg, params: { ...msg.params, limit: String(want), offset: String(items.length) } });
+    const data = page.data as Wire[];
+    items.push(...data);
+    const total = Number((page.meta.pagination as Wire | undefined)?.totalCount ?? 0);
+    if (data.length < want || items.length >= Math.min(end, total)) return { items, total, filterableFields: page.meta.filterableFields ?? [] };
   }
 }

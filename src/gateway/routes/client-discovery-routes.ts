@@ -3,10 +3,9 @@
 // edge routers and terminators as the caller may see them, and when services last changed.
 
 import type { Context } from 'koa';
-import { MAX_LIMIT } from '../../domain/paging.js';
 import { ApiError } from '../../errors.js';
 import { sendData } from '../envelope.js';
-import { sendList } from '../list-answer.js';
+import { readPages, sendList } from '../list-answer.js';
 import { requireCaller, type Caller } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
 import { listParams, viewer } from './resource-routes.js';
@@ -65,8 +64,8 @@ export const CLIENT_DISCOVERY_ROUTES: readonly HandRoute[] = [
       const caller = requireCaller(ctx);
       await requireServiceAccess(node, caller, ctx.params.id);
       const mine = new Map((await callerEdgeRouters(ctx, node, caller)).map((r) => [r.id, r]));
-      const serving = await readAllRelated(node, { kind: 'services', id: ctx.params.id }, {});
-      const both = serving.filter((r) => mine.has(r.id)).map((r) => pick(r, EDGE_ROUTER_FIELDS));
+      const serving = await readPages(node, { op: 'related', parent: { kind: 'services', id: ctx.params.id }, kind: 'edge-routers', params: {}, viewer: {} });
+      const both = serving.items.filter((r) => mine.has(r.id)).map((r) => pick(r, EDGE_ROUTER_FIELDS));
       sendData(ctx, { edgeRouters: both });
     },
   },
@@ -88,22 +87,8 @@ export const CLIENT_DISCOVERY_ROUTES: readonly HandRoute[] = [
 
 /** The edge routers the caller's edge router policies give it (as the client API shows them). */
 async function callerEdgeRouters(ctx: Context, node: NodeClient, caller: Caller): Promise<Wire[]> {
-  const routers = await readAllRelated(node, { kind: 'identities', id: caller.identityId }, viewer(ctx));
-  return routers.map((r) => pick(r, EDGE_ROUTER_FIELDS));
-}
-
-/** Every edge router related to the parent, read page by page (these answers have no paging:
- * a caller with more routers than one page holds gets them all). */
-async function readAllRelated(node: NodeClient, parent: { kind: 'identities' | 'services'; id: string }, reader: ReturnType<typeof viewer>): Promise<Wire[]> {
-  const routers: Wire[] = [];
-  for (;;) {
-    const params = { limit: String(MAX_LIMIT), offset: String(routers.length) };
-    const page = await node.query({ op: 'related', parent, kind: 'edge-routers', params, viewer: reader });
-    const data = page.data as Wire[];
-    routers.push(...data);
-    const total = Number((page.meta.pagination as Wire | undefined)?.totalCount ?? 0);
-    if (data.length < MAX_LIMIT || routers.length >= total) return routers;
-  }
+  const routers = await readPages(node, { op: 'related', parent: { kind: 'identities', id: caller.identityId }, kind: 'edge-routers', params: {}, viewer: viewer(ctx) });
+  return routers.items.map((r) => pick(r, EDGE_ROUTER_FIELDS));
 }
 
 /** 404 unless the caller may dial or bind the service (the client API's service read). */

@@ -4,16 +4,16 @@
 
 import type { Context } from 'koa';
 import { newId } from '../../domain/ids.js';
-import { MAX_LIMIT, NO_LIMIT_REPORTED, parsePagingParam, resolvePaging, type PageRequest } from '../../domain/paging.js';
+import { NO_LIMIT_REPORTED, parsePagingParam, resolvePaging, type PageRequest } from '../../domain/paging.js';
 import { parseSortParam, readPath, sortComparator } from '../../domain/query/index.js';
 import { resourceOf } from '../../domain/registry.js';
 import { ApiError } from '../../errors.js';
 import { sendCreated, sendData, sendDataJson, sendEmpty } from '../envelope.js';
 import { jsonBody } from '../middleware/body.js';
-import { sendList } from '../list-answer.js';
+import { readPages, sendList } from '../list-answer.js';
 import type { NodeClient } from '../node-client.js';
 import type { KindName } from '../../protocol/v1/kind-names.js';
-import type { ListParams, Viewer } from '../../protocol/v1/query-messages.js';
+import type { ListParams } from '../../protocol/v1/query-messages.js';
 import { listParams, viewer } from './resource-routes.js';
 import type { HandRoute, RouteContext, RouteDeps } from './route-table.js';
 
@@ -108,26 +108,12 @@ async function sendRouters(ctx: Context, node: NodeClient): Promise<void> {
   // Without a sort, both kinds are read by name so that their merge is by name too.
   const sort = requested.sort ?? 'name';
   const end = limit === 'none' ? Infinity : offset + limit;
-  const kinds = await Promise.all((['routers', 'edge-routers'] as const).map((kind) => readUpTo(node, kind, { ...requested, sort }, viewer(ctx), end)));
+  const kinds = await Promise.all((['routers', 'edge-routers'] as const).map((kind) => readPages(node, { op: 'list', kind, params: { ...requested, sort }, viewer: viewer(ctx) }, end)));
   const order = sortComparator(parseSortParam(sort, () => ({ type: 'string', sortable: true })), (wire: Wire, field) => readPath(wire, field));
   const merged = kinds.flatMap((k) => k.items).sort(order);
   const totalCount = kinds.reduce((sum, k) => sum + k.total, 0);
   const page = merged.slice(offset, end).map(fabricRouter);
   sendData(ctx, page, { pagination: { limit: reportedLimit(limit), offset, totalCount }, filterableFields: kinds[0].filterableFields });
-}
-
-/** The first `end` items of one kind's list (all of them when fewer), and its total. */
-async function readUpTo(node: NodeClient, kind: KindName, params: ListParams, reader: Viewer, end: number): Promise<{ items: Wire[]; total: number; filterableFields: unknown }> {
-  const items: Wire[] = [];
-  for (;;) {
-    const want = Math.min(MAX_LIMIT, end - items.length);
-    const page = await node.query({ op: 'list', kind, params: { ...params, limit: String(want), offset: String(items.length) }, viewer: reader });
-    const data = page.data as Wire[];
-    items.push(...data);
-    const total = Number((page.meta.pagination as Wire | undefined)?.totalCount ?? 0);
-    // A filter's own `limit` or `skip` wins over the parameters: a short page ends the read too.
-    if (data.length < want || items.length >= Math.min(end, total)) return { items, total, filterableFields: page.meta.filterableFields ?? [] };
-  }
 }
 
 /** limit / offset of a merged list by the rules of every list (400 INVALID_PAGINATION when not integers). */
