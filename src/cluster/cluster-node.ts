@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { JetStreamManager } from 'nats';
 import type { ActorHost, ActorHostOptions } from '../actors/actor-host.js';
 import type { NodeAnnouncement } from '../protocol/v1/node-announcements.js';
 import type { RouterPresence } from '../rpc/router-presence.js';
@@ -181,9 +182,10 @@ export class ClusterNode {
    * may have been created while it had fewer): now, then every `everyMs`. */
   private growReplicasEvery(everyMs: number): NodeJS.Timeout {
     const streams = [logStreamName(this.config.name), `KV_${membersBucket(this.config.name)}`, `KV_${clusterBucket(this.config.name)}`];
+    let manager: JetStreamManager | undefined; // made once: making one asks JetStream for the account
     const grow = async () => {
       try {
-        const jsm = await this.bus.connection.jetstreamManager();
+        const jsm = (manager ??= await this.bus.connection.jetstreamManager());
         for (const g of await growReplicas(jsm, streams)) this.log.info('stream replicas raised', { stream: g.stream, from: g.from, to: g.to });
       } catch (err) {
         this.log.warn('could not check the streams\' replicas', { cause: causeOf(err) });
