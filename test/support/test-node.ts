@@ -85,23 +85,17 @@ export class ApiClient {
   }
 
   /** Password login; returns the zt-session token. */
-  async login(username: string, password: string): Promise<string> {
-    const res = await this.post('/authenticate?method=password', { username, password });
-    if (res.status !== 200) throw new Error(`login as ${username} failed: ${res.status} ${res.text}`);
-    return res.headers.get('zt-session')!;
-  }
-}
-
-/** The admin's first login. In a cluster whose JetStream has just formed, a write can be refused
- * with 503 (nothing stored) while the stream settles its leader; like any client, the test
- * retries a 503 as its Retry-After says, for up to 30 s. Any other failure fails at once. */
-async function firstLogin(mgmt: ApiClient): Promise<string> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const res = await mgmt.post('/authenticate?method=password', { username: ADMIN.username, password: ADMIN.password });
-    if (res.status === 200) return res.headers.get('zt-session')!;
-    if (res.status !== 503 || Date.now() > deadline) throw new Error(`login as ${ADMIN.username} failed: ${res.status} ${res.text}`);
-    await new Promise((resolve) => setTimeout(resolve, 1_000 * Number(res.headers.get('retry-after') ?? 1)));
+  /** Logs in with a password. With `retryUnavailableMs`, a 503 (nothing stored, as while a freshly
+   * formed JetStream settles its stream's leader) is retried as its Retry-After says, like any
+   * client would, until that much time has passed. Any other failure fails at once. */
+  async login(username: string, password: string, retryUnavailableMs = 0): Promise<string> {
+    const deadline = Date.now() + retryUnavailableMs;
+    for (;;) {
+      const res = await this.post('/authenticate?method=password', { username, password });
+      if (res.status === 200) return res.headers.get('zt-session')!;
+      if (res.status !== 503 || Date.now() > deadline) throw new Error(`login as ${username} failed: ${res.status} ${res.text}`);
+      await new Promise((resolve) => setTimeout(resolve, 1_000 * Number(res.headers.get('retry-after') ?? 1)));
+    }
   }
 }
 
@@ -159,7 +153,7 @@ export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNod
   const dispatcher = new Agent({ connect: { ca: handle.caPem, timeout: 60_000 } });
   const mgmt = new ApiClient(`${handle.url}/edge/management/v1`, dispatcher);
   const client = new ApiClient(`${handle.url}/edge/client/v1`, dispatcher);
-  const adminToken = await firstLogin(mgmt);
+  const adminToken = await mgmt.login(ADMIN.username, ADMIN.password, 30_000);
   let users = 0;
   return {
     handle,
