@@ -9,7 +9,7 @@ import type { Bus, Subscription } from '../bus/bus.js';
 import { DEFAULT_SHARD_COUNT, kindWildcard, shardOf, shardSubject, type CommandScope } from '../bus/subjects.js';
 import { commandReply } from '../bus/command-reply.js';
 import { ApiError, toApiError } from '../errors.js';
-import { readRequestFields } from '../protocol/v1/command-envelope.js';
+import { readRequestFields, type RequestFields } from '../protocol/v1/command-envelope.js';
 import { invalidMessage } from '../protocol/v1/message-fields.js';
 import { Mailbox } from './mailbox.js';
 import { commandContextOf, withCommandContext } from './request-context.js';
@@ -161,7 +161,7 @@ export class ActorHost {
     const sharded = this.opts.sharded;
     // A node whose log is its own proposes without request ids or expiry: no command context.
     if (!sharded) return slot.mailbox.submit(() => handleRetryingStale(actor, msg)).finally(() => this.inFlight--);
-    const request = readRequestFields(msg);
+    const request = onOwnerClock(readRequestFields(msg), Date.now());
     // A command not taken up by its `proposeBy` (its actor is busy: a flood, or an append waiting
     // for a new stream leader) is dropped unrun, like one that found the mailbox full: 429, and
     // its requester hears at once that nothing was done.
@@ -250,4 +250,13 @@ async function handleRetryingStale(actor: Actor, msg: ActorMessage): Promise<unk
       if (attempt >= STALE_WRITE_ATTEMPTS || !(err instanceof ApiError) || err.code !== 'STALE_WRITE') throw err;
     }
   }
+}
+
+/** The requester's fields with `proposeBy` on this node's clock: counted from the command's
+ * arrival when the requester sent the limit as a duration (the two clocks need not agree). The
+ * `deadline` stays the requester's number: a command's expiry is bounded by it (see Proposer). */
+function onOwnerClock(request: RequestFields, arrivedAt: number): RequestFields {
+  const within = request.proposeWithinMs;
+  if (within === undefined || !Number.isFinite(within) || within < 0) return request;
+  return { ...request, proposeBy: arrivedAt + within };
 }
