@@ -9,7 +9,7 @@ import type { Bus, Subscription } from '../bus/bus.js';
 import { DEFAULT_SHARD_COUNT, kindWildcard, shardOf, shardSubject, type CommandScope } from '../bus/subjects.js';
 import { commandReply } from '../bus/command-reply.js';
 import { ApiError, toApiError } from '../errors.js';
-import { readRequestFields, type RequestFields } from '../protocol/v1/command-envelope.js';
+import { onOwnerClock, readRequestFields } from '../protocol/v1/command-envelope.js';
 import { invalidMessage } from '../protocol/v1/message-fields.js';
 import { Mailbox } from './mailbox.js';
 import { commandContextOf, withCommandContext } from './request-context.js';
@@ -252,11 +252,3 @@ async function handleRetryingStale(actor: Actor, msg: ActorMessage): Promise<unk
   }
 }
 
-/** The requester's fields with `proposeBy` on this node's clock: counted from the command's
- * arrival when the requester sent the limit as a duration (the two clocks need not agree). The
- * `deadline` stays the requester's number: a command's expiry is bounded by it (see Proposer). */
-function onOwnerClock(request: RequestFields, arrivedAt: number): RequestFields {
-  const within = request.proposeWithinMs;
-  if (within === undefined || !Number.isFinite(within) || within < 0) return request;
-  return { ...request, proposeBy: arrivedAt + within };
-}

@@ -48,6 +48,15 @@ export function readRequestFields(m: Fields): RequestFields {
   };
 }
 
+/** The requester's fields with `proposeBy` on this node's clock: counted from the command's
+ * arrival when the requester sent the limit as a duration (the two clocks need not agree). The
+ * `deadline` stays the requester's number: a command's expiry is bounded by it (see Proposer). */
+export function onOwnerClock(request: RequestFields, arrivedAt: number): RequestFields {
+  const within = request.proposeWithinMs;
+  if (within === undefined || !Number.isFinite(within) || within < 0) return request;
+  return { ...request, proposeBy: arrivedAt + within };
+}
+
 /** Reads the envelope fields of a received command. */
 export function readEnvelope(m: Fields): CommandEnvelope {
   return { key: str(m, 'key'), id: optStr(m, 'id'), ...readRequestFields(m) };
