@@ -52,6 +52,7 @@ export class NatsBus implements Bus {
   private readonly inFlight = new InFlight();
   private closing?: Promise<void>;
   private connected = true;
+  private losses = 0;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -73,6 +74,12 @@ export class NatsBus implements Bus {
     return new NatsBus(nc, opts.onEventError ?? reportEventError, opts.onConnectionChange);
   }
 
+  /** How many times the connection was lost so far: a request sent before a loss may have lost
+   * its answer (the client does not fail it; it times out). */
+  get connectionLosses(): number {
+    return this.losses;
+  }
+
   /** False while the connection is lost (requests then fail at once with 503). */
   isConnected(): boolean {
     return this.connected && !this.nc.isClosed();
@@ -83,6 +90,7 @@ export class NatsBus implements Bus {
       const connected = status.type === 'disconnect' ? false : status.type === 'reconnect' ? true : this.connected;
       if (connected === this.connected) continue;
       this.connected = connected;
+      if (!connected) this.losses++;
       onChange?.(connected);
     }
   }

@@ -224,6 +224,7 @@ export class ClusterNode {
       waitApplied: (seq, maxMs) => this.waitApplied(replica, seq, maxMs),
       recover: (rid, settledBy) => outcomes.outcome(rid, settledBy),
       logReadable: () => barrier.lastSeqAfterNow().then(() => true, () => false),
+      connectionLosses: () => this.bus.connectionLosses,
       commandTtlMs: COMMAND_TTL_MS,
     };
   }

@@ -48,6 +48,9 @@ export interface NodeClientOptions {
   /** Cluster mode: whether the log can be read now (its last sequence answered); a command that
    * may have been stored is answered OUTCOME_UNKNOWN after OUTCOME_WAIT_MS while it cannot. */
   logReadable?: () => Promise<boolean>;
+  /** Cluster mode: how many times this node lost its NATS connection so far; a command sent
+   * before a loss may have lost its answer, and is answered OUTCOME_UNKNOWN after OUTCOME_WAIT_MS. */
+  connectionLosses?: () => number;
   /** Overrides OUTCOME_WAIT_MS (tests). */
   outcomeWaitMs?: number;
   /** Cluster mode: how long after its deadline a command may still be stored (ms). */
@@ -99,6 +102,8 @@ const RECHECK_MS = 500;
 interface CommandPhase {
   sent: boolean;
   recovering: boolean;
+  /** NodeClientOptions.connectionLosses when the command was first sent. */
+  lossesAtSend?: number;
 }
 /** Commands whose answer recovery can rebuild from the outcome alone. */
 const REBUILDABLE = new Set(['create', 'replace', 'patch', 'delete']);
@@ -145,8 +150,9 @@ export class NodeClient {
   }
 
   /** A command in a cluster. Past OUTCOME_WAIT_MS, a command that may have been stored is
-   * answered 504 OUTCOME_UNKNOWN when its outcome waits for the log: its answer was lost and
-   * recovery waits for the log, or the log cannot be read now (no stream leader, no NATS). A
+   * answered 504 OUTCOME_UNKNOWN when its outcome waits for the log: its answer was lost (this
+   * node lost NATS since sending it, or recovery waits for the log), or the log cannot be read
+   * now (no stream leader, no NATS). A
    * command that is only slow while the log answers (a busy owner) is waited for as before. */
   private async commandInCluster(subject: string, body: Record<string, unknown>, shard: number): Promise<unknown> {
     const started = Date.now();
@@ -157,7 +163,8 @@ export class NodeClient {
     const unknown = new Promise<never>((_, reject) => {
       const check = async () => {
         // In a hand-over nothing was sent yet: that wait is bounded on its own and wrote nothing.
-        const waitsForLog = phase.sent && (phase.recovering || !(await (this.opts.logReadable?.() ?? true)));
+        const answerLost = phase.recovering || (this.opts.connectionLosses?.() ?? 0) !== (phase.lossesAtSend ?? 0);
+        const waitsForLog = phase.sent && (answerLost || !(await (this.opts.logReadable?.() ?? true)));
         if (settled) return;
         if (!waitsForLog) return void (timer = setTimeout(() => void check(), RECHECK_MS));
         reject(new ApiError('TIMEOUT', {
@@ -197,6 +204,7 @@ export class NodeClient {
         // that nothing was written, unless an append of it may have been stored.
         const proposeBy = Date.now() + PROPOSE_WITHIN_MS;
         const msg = { ...body, rid, deadline, proposeBy, proposeWithinMs: PROPOSE_WITHIN_MS, seen: this.opts.appliedSeq?.() ?? 0, ...(superseded ? { attempt: 1 } : {}) };
+        if (!phase.sent) phase.lossesAtSend = this.opts.connectionLosses?.();
         phase.sent = true;
         delivered = await this.deliver(subject, msg, deadline, shard, superseded);
       } catch (err) {

@@ -126,6 +126,13 @@ describe('NodeClient in a cluster: an outcome the log has not told yet', () => {
     await assert.rejects(client.command(identities, 'patch', 'x', { body: {} }), isOutcomeUnknown);
   });
 
+  it('answers 504 OUTCOME_UNKNOWN when this node lost NATS since sending, though the log can be read', async () => {
+    let losses = 0;
+    const bus = { request: () => ((losses = 1), new Promise(() => {})) } as unknown as Bus;
+    const client = new NodeClient(bus, 'n1', DEFAULT_CLUSTER_SCOPE, { recover: async () => 'none', logReadable: async () => true, connectionLosses: () => losses, outcomeWaitMs: 20 });
+    await assert.rejects(client.command(identities, 'patch', 'x', { body: {} }), isOutcomeUnknown);
+  });
+
   it('waits for a slow owner while the log can be read, and gives its answer', async () => {
     let answer: (reply: unknown) => void = () => {};
     const bus = { request: () => new Promise((resolve) => (answer = resolve)) } as unknown as Bus;
