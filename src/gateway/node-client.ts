@@ -93,9 +93,11 @@ const ANSWER_WAIT_MS = 3_500;
  * way: JetStream elects a new stream leader, 5 to 15 s), the answer is 504 `OUTCOME_UNKNOWN`
  * instead of a wait of up to 19 s (the command timeout plus the expiry) that clients would not
  * sit through. It says the write may have been stored, never that it failed. */
-const OUTCOME_WAIT_MS = 4_500;
-/** Past OUTCOME_WAIT_MS, how often a command still waiting for its owner checks the log (ms). */
-const RECHECK_MS = 500;
+const OUTCOME_WAIT_MS = 4_000;
+/** How long before deciding a check asks the log (the stream's last sequence gives up after
+ * 1.5 s), and, past OUTCOME_WAIT_MS, how often a command still waiting for its owner checks the
+ * log again (ms). */
+const RECHECK_MS = 1_500;
 
 /** How far a command in a cluster has got: sent to an owner; waiting for the log to tell its
  * outcome because its answer was lost. */
@@ -161,18 +163,23 @@ export class NodeClient {
     let timer: NodeJS.Timeout | undefined;
     let settled = false;
     const unknown = new Promise<never>((_, reject) => {
-      const check = async () => {
+      // Each check asks the log as it begins and decides `RECHECK_MS` later (the first one at
+      // OUTCOME_WAIT_MS), so the question's own timeout does not delay the answer.
+      const check = async (decideAt: number) => {
+        const readable = this.opts.logReadable?.() ?? Promise.resolve(true);
+        await new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, decideAt - Date.now()))));
         // In a hand-over nothing was sent yet: that wait is bounded on its own and wrote nothing.
         const answerLost = phase.recovering || (this.opts.connectionLosses?.() ?? 0) !== (phase.lossesAtSend ?? 0);
-        const waitsForLog = phase.sent && (answerLost || !(await (this.opts.logReadable?.() ?? true)));
+        const waitsForLog = phase.sent && (answerLost || !(await readable));
         if (settled) return;
-        if (!waitsForLog) return void (timer = setTimeout(() => void check(), RECHECK_MS));
+        if (!waitsForLog) return void check(Date.now() + RECHECK_MS);
         reject(new ApiError('TIMEOUT', {
           code: OUTCOME_UNKNOWN,
           message: 'the cluster log has not told yet whether this write was stored (it is failing over); it may have been: read it back before sending it again',
         }));
       };
-      timer = setTimeout(() => void check(), Math.max(0, started + (this.opts.outcomeWaitMs ?? OUTCOME_WAIT_MS) - Date.now()));
+      const decideAt = started + (this.opts.outcomeWaitMs ?? OUTCOME_WAIT_MS);
+      timer = setTimeout(() => void check(decideAt), Math.max(0, decideAt - RECHECK_MS - Date.now()));
     });
     answering.catch(() => undefined);
     unknown.catch(() => undefined);
