@@ -33,6 +33,7 @@ import type { JetStreamLog } from './log/jetstream-log.js';
 import type { Log } from './log/log.js';
 import { ClusterNode, COMMAND_TTL_MS, type ClusterConfig } from './cluster/cluster-node.js';
 import { ClusterJoinError } from './cluster/cluster-join.js';
+import { causeOf } from './cluster/start-retry.js';
 import { NodeIdInUseError } from './cluster/membership.js';
 import { createLogger, type Logger } from './logger.js';
 import { listen, loadTls, readOrCreateNodeId, TLS_POLICY } from './node-setup.js';
@@ -128,7 +129,10 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   let stopShards: (() => Promise<void>) | undefined;
   const commandLog: Log<Command> = cluster ? await cluster.openLog() : new LocalLog<Command>({ path: join(dataDir, 'log') });
   if (!cluster) await commandLog.open();
-  const bus: Bus = cluster?.bus ?? (config.natsUrl ? await NatsBus.connect(config.natsUrl.split(','), { name: `weft-${nodeId}` }) : new MemoryBus());
+  const bus: Bus = cluster?.bus ?? (config.natsUrl ? await NatsBus.connect(config.natsUrl.split(','), {
+    name: `weft-${nodeId}`,
+    onConnectionChange: (up) => (up ? log.info('NATS connection regained') : log.error('NATS connection lost; requests answer 503 until it is back')),
+  }) : new MemoryBus());
   const pool = WorkerPool.create({ threads: config.workerThreads, priority: config.workerPriority });
   void pool.threadScheduling().then((got) => {
     const { level, msg } = schedulingReport(config.workerPriority, got);
@@ -180,7 +184,9 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   const actors = new ActorHost(bus, {
     mailboxSize: config.mailboxSize, maxInFlight: 10_000, scope, sharded: cluster?.shardedHost(commandLog as JetStreamLog<Command>, replica, nodeId), onReject: (source) => metrics.rejections.inc({ source }),
   });
-  const registry = membership ? undefined : new NodeRegistry(bus, announcement, { onError: (err) => log.warn('heartbeat failed', { error: err }) });
+  const registry = membership ? undefined : new NodeRegistry(bus, announcement, {
+    onHeartbeat: (failure) => (failure === undefined ? log.info('heartbeats resumed') : log.warn('heartbeats failing', { cause: causeOf(failure) })),
+  });
   const nodes: NodeDirectory = membership ?? registry!;
   const client = new NodeClient(bus, nodeId, scope, commands);
   const presence = new RouterPresence();

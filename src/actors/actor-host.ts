@@ -9,7 +9,7 @@ import type { Bus, Subscription } from '../bus/bus.js';
 import { DEFAULT_SHARD_COUNT, kindWildcard, shardOf, shardSubject, type CommandScope } from '../bus/subjects.js';
 import { commandReply } from '../bus/command-reply.js';
 import { ApiError, toApiError } from '../errors.js';
-import { readRequestFields } from '../protocol/v1/command-envelope.js';
+import { onOwnerClock, readRequestFields } from '../protocol/v1/command-envelope.js';
 import { invalidMessage } from '../protocol/v1/message-fields.js';
 import { Mailbox } from './mailbox.js';
 import { commandContextOf, withCommandContext } from './request-context.js';
@@ -161,7 +161,7 @@ export class ActorHost {
     const sharded = this.opts.sharded;
     // A node whose log is its own proposes without request ids or expiry: no command context.
     if (!sharded) return slot.mailbox.submit(() => handleRetryingStale(actor, msg)).finally(() => this.inFlight--);
-    const request = readRequestFields(msg);
+    const request = onOwnerClock(readRequestFields(msg), Date.now());
     // A command not taken up by its `proposeBy` (its actor is busy: a flood, or an append waiting
     // for a new stream leader) is dropped unrun, like one that found the mailbox full: 429, and
     // its requester hears at once that nothing was done.
@@ -251,3 +251,4 @@ async function handleRetryingStale(actor: Actor, msg: ActorMessage): Promise<unk
     }
   }
 }
+

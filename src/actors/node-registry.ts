@@ -15,7 +15,9 @@ export interface NodeRegistryOptions {
   /** A peer not heard from for longer is offline (default 15000). */
   onlineWindowMs?: number;
   now?: () => number;
-  onError?: (err: unknown) => void;
+  /** Told when heartbeats start failing (with the first failure) and when they go through again
+   * (undefined): once per change, not once per beat. */
+  onHeartbeat?: (failure: unknown) => void;
 }
 
 export const HEARTBEAT_TOPIC = 'nodes.heartbeat';
@@ -25,7 +27,9 @@ export class NodeRegistry implements NodeDirectory {
   private readonly intervalMs: number;
   private readonly onlineWindowMs: number;
   private readonly now: () => number;
-  private readonly onError: (err: unknown) => void;
+  private readonly onHeartbeat: (failure: unknown) => void;
+  /** True while heartbeats fail (told once, see NodeRegistryOptions.onHeartbeat). */
+  private beatFailing = false;
   private subscription?: Subscription;
   private timer?: NodeJS.Timeout;
 
@@ -37,7 +41,7 @@ export class NodeRegistry implements NodeDirectory {
     this.intervalMs = opts.intervalMs ?? 5_000;
     this.onlineWindowMs = opts.onlineWindowMs ?? 15_000;
     this.now = opts.now ?? Date.now;
-    this.onError = opts.onError ?? (() => undefined);
+    this.onHeartbeat = opts.onHeartbeat ?? (() => undefined);
   }
 
   /** Subscribes to heartbeats and starts announcing this node (at once, then every interval). */
@@ -77,7 +81,14 @@ export class NodeRegistry implements NodeDirectory {
 
   private announce(): void {
     if (!this.subscription) return;
-    this.bus.publish(eventSubject(HEARTBEAT_TOPIC), this.self).catch(this.onError);
+    this.bus.publish(eventSubject(HEARTBEAT_TOPIC), this.self).then(() => this.beatWent(undefined), (err: unknown) => this.beatWent(err));
+  }
+
+  private beatWent(failure: unknown): void {
+    const failing = failure !== undefined;
+    if (failing === this.beatFailing || !this.subscription) return;
+    this.beatFailing = failing;
+    this.onHeartbeat(failure);
   }
 
   private heard(msg: unknown): void {

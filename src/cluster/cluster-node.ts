@@ -30,6 +30,7 @@ import { ownedShards } from './shard-map.js';
 import { clusterBucket, logStreamName, membersBucket } from './cluster-names.js';
 import { growReplicas } from './replica-growth.js';
 import { causeOf, startRetry, type Retry } from './start-retry.js';
+import { MAX_CLOCK_OFFSET_MS } from './clock-offset.js';
 
 /** Cluster settings from the node's configuration. */
 export interface ClusterConfig {
@@ -142,6 +143,9 @@ export class ClusterNode {
         onHeartbeat: (failure) => (failure === undefined
           ? this.log.info('heartbeats resumed')
           : this.log.warn('heartbeats failing; peers count this node as gone until they resume', { cause: causeOf(failure) })),
+        onClockOffset: (offsetMs, off) => (off
+          ? this.log.warn('this node\'s clock is off from the NATS servers\'; keep the clocks in sync (NTP)', { offsetMs, maxOffsetMs: MAX_CLOCK_OFFSET_MS })
+          : this.log.info('this node\'s clock is back in sync with the NATS servers\'', { offsetMs })),
       },
     ));
   }
@@ -219,6 +223,8 @@ export class ClusterNode {
       appliedSeq: () => replica.appliedSeq,
       waitApplied: (seq, maxMs) => this.waitApplied(replica, seq, maxMs),
       recover: (rid, settledBy) => outcomes.outcome(rid, settledBy),
+      logReadable: () => barrier.lastSeqAfterNow().then(() => true, () => false),
+      connectionLosses: () => this.bus.connectionLosses,
       commandTtlMs: COMMAND_TTL_MS,
     };
   }

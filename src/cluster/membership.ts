@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { KV, KvEntry, NatsConnection, QueuedIterator } from 'nats';
 import type { KnownNode, NodeAnnouncement, NodeDirectory } from '../protocol/v1/node-announcements.js';
+import { ClockOffset } from './clock-offset.js';
 import { openKv } from './kv-bucket.js';
 import { membersBucket } from './cluster-names.js';
 
@@ -24,6 +25,9 @@ export interface MemberInfo extends NodeAnnouncement {
   draining?: boolean;
   /** The node's readiness (GET /readyz) at the time of the heartbeat, with the reason when not. */
   health?: { ready: boolean; reason?: string };
+  /** Epoch ms on the node's clock when it wrote the heartbeat (its clock's offset from
+   * JetStream's is measured with it; see ClockOffset). */
+  sentAt?: number;
 }
 
 /** The key under which a node is asked to drain (`weft cluster remove`); expires with the bucket's TTL. */
@@ -46,6 +50,9 @@ export interface MembershipOptions {
   /** Told when heartbeats start failing (with the first failure) and when they succeed again
    * (undefined): once per change, not once per beat. */
   onHeartbeat?: (failure: unknown) => void;
+  /** Told when this node's clock goes further than MAX_CLOCK_OFFSET_MS from JetStream's (true)
+   * and when it is back within (false), with the offset in ms (positive: JetStream is ahead). */
+  onClockOffset?: (offsetMs: number, off: boolean) => void;
 }
 
 /** Thrown when another live process already heartbeats under this node id. */
@@ -78,6 +85,8 @@ export class Membership implements NodeDirectory {
   /** Members asked to drain (keys `drain.<id>` in the bucket): node id → the drained process's
    * instance, so a node restarted under the same id later is not held out. */
   private readonly drains = new Map<string, string>();
+  /** This node's clock against JetStream's, from its own heartbeats as the watch delivers them. */
+  readonly clock: ClockOffset;
 
   private constructor(
     private readonly kv: KV,
@@ -86,6 +95,7 @@ export class Membership implements NodeDirectory {
   ) {
     this.intervalMs = opts.intervalMs ?? 1_000;
     this.deadAfterMs = opts.deadAfterMs ?? DEAD_AFTER_MS;
+    this.clock = new ClockOffset((offsetMs, off) => opts.onClockOffset?.(offsetMs, off));
   }
 
   /** Opens the members bucket; refuses (NodeIdInUseError) when the node id is live elsewhere. */
@@ -198,7 +208,7 @@ export class Membership implements NodeDirectory {
     const started = Date.now();
     this.pendingSince ??= started;
     try {
-      const info: MemberInfo = { ...this.self, instance: this.instance };
+      const info: MemberInfo = { ...this.self, instance: this.instance, sentAt: Date.now() };
       await this.kv.put(this.self.id, JSON.stringify(info));
       this.heardSelf();
     } catch (err) {
@@ -242,6 +252,8 @@ export class Membership implements NodeDirectory {
           this.peers.delete(entry.key);
         } else {
           const info = parseMember(entry.string());
+          // This node's own heartbeat, stored: JetStream's timestamp against the time written in it.
+          if (info?.instance === this.instance && typeof info.sentAt === 'number') this.clock.observe(info.sentAt, entry.created.getTime());
           // Values from before the watch started carry their server time; new ones are heard now.
           if (info && info.instance !== this.instance) {
             this.peers.set(entry.key, { info, lastSeenMs: this.initialized ? Date.now() : Math.min(Date.now(), entry.created.getTime()) });

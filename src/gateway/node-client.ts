@@ -45,6 +45,14 @@ export interface NodeClientOptions {
   /** Cluster mode: finds the outcome of a command whose answer was lost, by its request id,
    * knowing that nothing proposed for it can be stored after `settledBy` (epoch ms). */
   recover?: (rid: string, settledBy: number) => Promise<RecoveredOutcome>;
+  /** Cluster mode: whether the log can be read now (its last sequence answered); a command that
+   * may have been stored is answered OUTCOME_UNKNOWN after OUTCOME_WAIT_MS while it cannot. */
+  logReadable?: () => Promise<boolean>;
+  /** Cluster mode: how many times this node lost its NATS connection so far; a command sent
+   * before a loss may have lost its answer, and is answered OUTCOME_UNKNOWN after OUTCOME_WAIT_MS. */
+  connectionLosses?: () => number;
+  /** Overrides OUTCOME_WAIT_MS (tests). */
+  outcomeWaitMs?: number;
   /** Cluster mode: how long after its deadline a command may still be stored (ms). */
   commandTtlMs?: number;
   /** Cluster mode: watches the node that owns `shard` now; `gone` resolves once it is declared
@@ -55,6 +63,8 @@ export interface NodeClientOptions {
 /** What a shard owner answers a command sent again whose first delivery stored it first
  * (cluster/command-fences.ts; the gateway does not import the cluster). */
 const EARLIER_DELIVERY_STORED = 'EARLIER_DELIVERY_STORED';
+/** The cause code of a 504 whose write may or may not have been stored. */
+const OUTCOME_UNKNOWN = 'OUTCOME_UNKNOWN';
 const GONE: unique symbol = Symbol('owner gone');
 
 /** A delivery's reply, or the first delivery's pending reply when it was sent again. */
@@ -78,6 +88,25 @@ const PROPOSE_WITHIN_MS = 2_000;
 /** After a write is done, how long since the command started the requester waits for its own
  * replica to apply it before answering anyway (the next request's read barrier waits for it). */
 const ANSWER_WAIT_MS = 3_500;
+/** How long after its start a command that may have been stored is waited for (ms). Past it,
+ * while the log has not told whether it was stored (a NATS server died with the append on its
+ * way: JetStream elects a new stream leader, 5 to 15 s), the answer is 504 `OUTCOME_UNKNOWN`
+ * instead of a wait of up to 19 s (the command timeout plus the expiry) that clients would not
+ * sit through. It says the write may have been stored, never that it failed. */
+const OUTCOME_WAIT_MS = 4_000;
+/** How long before deciding a check asks the log (the stream's last sequence gives up after
+ * 1.5 s), and, past OUTCOME_WAIT_MS, how often a command still waiting for its owner checks the
+ * log again (ms). */
+const RECHECK_MS = 1_500;
+
+/** How far a command in a cluster has got: sent to an owner; waiting for the log to tell its
+ * outcome because its answer was lost. */
+interface CommandPhase {
+  sent: boolean;
+  recovering: boolean;
+  /** NodeClientOptions.connectionLosses when the command was first sent. */
+  lossesAtSend?: number;
+}
 /** Commands whose answer recovery can rebuild from the outcome alone. */
 const REBUILDABLE = new Set(['create', 'replace', 'patch', 'delete']);
 
@@ -122,15 +151,57 @@ export class NodeClient {
     return this.commandInCluster(subject, msg, shardOf(decl.actor === 'entity' ? id : decl.kind, DEFAULT_SHARD_COUNT)) as Promise<T>;
   }
 
+  /** A command in a cluster. Past OUTCOME_WAIT_MS, a command that may have been stored is
+   * answered 504 OUTCOME_UNKNOWN when its outcome waits for the log: its answer was lost (this
+   * node lost NATS since sending it, or recovery waits for the log), or the log cannot be read
+   * now (no stream leader, no NATS). A
+   * command that is only slow while the log answers (a busy owner) is waited for as before. */
   private async commandInCluster(subject: string, body: Record<string, unknown>, shard: number): Promise<unknown> {
     const started = Date.now();
+    const phase: CommandPhase = { sent: false, recovering: false };
+    const answering = this.answerInCluster(subject, body, shard, started, phase);
+    let timer: NodeJS.Timeout | undefined;
+    let settled = false;
+    const unknown = new Promise<never>((_, reject) => {
+      // Each check asks the log as it begins and decides `RECHECK_MS` later (the first one at
+      // OUTCOME_WAIT_MS), so the question's own timeout does not delay the answer.
+      const check = async (decideAt: number) => {
+        const readable = this.opts.logReadable?.() ?? Promise.resolve(true);
+        await new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, decideAt - Date.now()))));
+        // In a hand-over nothing was sent yet: that wait is bounded on its own and wrote nothing.
+        const answerLost = phase.recovering || (this.opts.connectionLosses?.() ?? 0) !== (phase.lossesAtSend ?? 0);
+        const waitsForLog = phase.sent && (answerLost || !(await readable));
+        if (settled) return;
+        if (!waitsForLog) return void check(Date.now() + RECHECK_MS);
+        reject(new ApiError('TIMEOUT', {
+          code: OUTCOME_UNKNOWN,
+          message: 'the cluster log has not told yet whether this write was stored (it is failing over); it may have been: read it back before sending it again',
+        }));
+      };
+      const decideAt = started + (this.opts.outcomeWaitMs ?? OUTCOME_WAIT_MS);
+      timer = setTimeout(() => void check(decideAt), Math.max(0, decideAt - RECHECK_MS - Date.now()));
+    });
+    answering.catch(() => undefined);
+    unknown.catch(() => undefined);
+    try {
+      return await Promise.race([answering, unknown]);
+    } finally {
+      settled = true;
+      clearTimeout(timer);
+    }
+  }
+
+  private async answerInCluster(subject: string, body: Record<string, unknown>, shard: number, started: number, phase: CommandPhase): Promise<unknown> {
     const handoverEnds = started + (this.opts.handoverMs ?? 0);
     const rid = randomUUID();
     let deadline = 0;
     /** The first delivery's reply once the command was sent again (see deliver()). */
     let superseded: Promise<CommandReply> | undefined;
     /** The command's outcome in the log, once nothing proposed for it can still be stored. */
-    const fromLog = () => this.opts.recover!(rid, deadline + (this.opts.commandTtlMs ?? 0) + 1_000);
+    const fromLog = () => {
+      phase.recovering = true;
+      return this.opts.recover!(rid, deadline + (this.opts.commandTtlMs ?? 0) + 1_000);
+    };
     for (let pause = 20; ; pause = Math.min(pause * 2, 320)) {
       // A command sent again keeps its deadline: nothing proposed for it is stored after it.
       if (!superseded) deadline = Date.now() + COMMAND_TIMEOUT_MS;
@@ -139,7 +210,9 @@ export class NodeClient {
         // Each delivery gets PROPOSE_WITHIN_MS to be taken up: past it the owner answers at once
         // that nothing was written, unless an append of it may have been stored.
         const proposeBy = Date.now() + PROPOSE_WITHIN_MS;
-        const msg = { ...body, rid, deadline, proposeBy, seen: this.opts.appliedSeq?.() ?? 0, ...(superseded ? { attempt: 1 } : {}) };
+        const msg = { ...body, rid, deadline, proposeBy, proposeWithinMs: PROPOSE_WITHIN_MS, seen: this.opts.appliedSeq?.() ?? 0, ...(superseded ? { attempt: 1 } : {}) };
+        if (!phase.sent) phase.lossesAtSend = this.opts.connectionLosses?.();
+        phase.sent = true;
         delivered = await this.deliver(subject, msg, deadline, shard, superseded);
       } catch (err) {
 
@@ -216,7 +289,7 @@ export class NodeClient {
       throw new ApiError('SERVICE_UNAVAILABLE', { code: NOT_STORED, message: 'the write was not stored; it is safe to send it again' });
     }
     if (outcome === 'unknown') {
-      throw new ApiError('TIMEOUT', { code: 'OUTCOME_UNKNOWN', message: 'the cluster log could not be read to tell whether the write was stored; read it back before sending it again' });
+      throw new ApiError('TIMEOUT', { code: OUTCOME_UNKNOWN, message: 'the cluster log could not be read to tell whether the write was stored; read it back before sending it again' });
     }
     if (!outcome.ok) throw fromWire(outcome.error);
     if (!REBUILDABLE.has(String(body.op))) {

@@ -10,10 +10,12 @@ import {
   acknowledged,
   assertAllReadable,
   assertNoneCommitted,
+  assertRetriesSafe,
   createProbeTargets,
   describeAfter,
   describeLoad,
   failedByAnswer,
+  isOutcomeUnknown,
   lateAnswers,
   probeWrites,
   problemOf,
@@ -68,6 +70,9 @@ describe('NATS servers failing under the cluster', () => {
       if (p.unanswered > 0) problems.push(`${p.unanswered} requests got no answer within 5 s — ${seen}`);
       if (p.resumedMs === undefined || p.resumedMs > NATS_RECOVERY_MS) problems.push(`the probe writes did not all succeed within ${NATS_RECOVERY_MS} ms — ${seen}`);
     });
+    // A write answered 504 OUTCOME_UNKNOWN ("may have been stored") and sent again never
+    // makes a second identity of its name.
+    problems.push(await problemOf(() => assertRetriesSafe(cluster.lb, token, outcomes.filter(isOutcomeUnknown), 'the balancer')));
     const late = lateAnswers(outcomes, killedAt, 5_000);
     if (late.length > 0) problems.push(`${late.length} writes through the balancer were answered more than 5 s after the kill: ${late.slice(0, 5).join('; ')}`);
 

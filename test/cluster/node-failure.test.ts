@@ -10,9 +10,11 @@ import {
   acknowledged,
   assertAllReadable,
   assertNoneCommitted,
+  assertRetriesSafe,
   createProbeTargets,
   describeLoad,
   failedByAnswer,
+  isOutcomeUnknown,
   lateAnswers,
   probeWrites,
   problemOf,
@@ -72,6 +74,8 @@ describe('Weft nodes failing under write load', () => {
     // before it read the closed connection: they are sent again once the node is declared gone.
     const late = lateAnswers(outcomes, killedAt, 5_000);
     if (late.length > 0) problems.push(`${late.length} writes through the balancer were answered more than 5 s after the kill: ${late.slice(0, 5).join('; ')}`);
+    // A write answered 504 OUTCOME_UNKNOWN and sent again never makes a second identity of its name.
+    problems.push(await problemOf(() => assertRetriesSafe(cluster.lb, token, outcomes.filter(isOutcomeUnknown), 'the balancer')));
 
     // The killed node starts again on its data dir and reads every acknowledged write.
     problems.push(await problemOf(() => victim.start()));

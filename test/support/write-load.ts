@@ -12,6 +12,8 @@ export interface WriteOutcome {
   startedAt: number;
   ms: number;
   status?: number;
+  /** The error's cause code, when the answer is an error (e.g. OUTCOME_UNKNOWN). */
+  code?: string;
   id?: string;
   /** A network error or timeout: no answer, the outcome is unknown. */
   error?: string;
@@ -46,6 +48,7 @@ export function startWriteLoad(api: () => ApiClient, token: string, opts: WriteL
         const res = await api().request('POST', '/identities', { body: { name, type: 'User', isAdmin: false }, token, timeoutMs: opts.timeoutMs ?? 20_000 });
         outcome.status = res.status;
         if (res.status === 201) outcome.id = res.body?.data?.id;
+        else if (typeof res.body?.error?.cause?.code === 'string') outcome.code = res.body.error.cause.code;
       } catch (err) {
         outcome.error = (err as Error).message;
       }
@@ -74,8 +77,7 @@ export function acknowledged(outcomes: WriteOutcome[]): string[] {
 export function describeLoad(outcomes: WriteOutcome[]): string {
   const counts = new Map<string, number>();
   for (const o of outcomes) {
-    const key = o.status !== undefined ? String(o.status) : 'no answer';
-    counts.set(key, (counts.get(key) ?? 0) + 1);
+    counts.set(statusKey(o), (counts.get(statusKey(o)) ?? 0) + 1);
   }
   const slowest = Math.max(0, ...outcomes.map((o) => o.ms));
   return `${outcomes.length} creates: ${[...counts].map(([k, v]) => `${k}×${v}`).join(', ')}; slowest ${slowest} ms`;
@@ -87,8 +89,7 @@ export function describeAfter(outcomes: WriteOutcome[], since: number): string {
   const part = (label: string, some: WriteOutcome[]) => {
     const counts = new Map<string, number>();
     for (const o of some) {
-      const key = o.status !== undefined ? String(o.status) : 'no answer';
-      counts.set(key, (counts.get(key) ?? 0) + 1);
+      counts.set(statusKey(o), (counts.get(statusKey(o)) ?? 0) + 1);
     }
     const latest = Math.max(0, ...some.map((o) => o.startedAt + o.ms - since));
     return `${label} ${some.length} (${[...counts].map(([k, v]) => `${k}×${v}`).join(', ') || 'none'}; last answered ${latest} ms after it)`;
@@ -124,10 +125,38 @@ export async function assertNoneCommitted(api: ApiClient, token: string, writes:
   assert.equal(committed.length, 0, `${committed.length} of ${writes.length} writes answered as failed were committed (seen on ${where}): ${committed.slice(0, 10).join(', ')}`);
 }
 
-/** The creates answered with anything but 201: the API said they failed. (Every name
- * of a load is new, so even a 400 "duplicate name" is a failure answer.) */
+/** The creates answered with anything but 201, except 504 OUTCOME_UNKNOWN ("may have been
+ * stored"): the API said they failed. (Every name of a load is new, so even a 400 "duplicate
+ * name" is a failure answer.) */
 export function failedByAnswer(outcomes: WriteOutcome[]): WriteOutcome[] {
-  return outcomes.filter((o) => o.status !== undefined && o.status !== 201);
+  return outcomes.filter((o) => o.status !== undefined && o.status !== 201 && !isOutcomeUnknown(o));
+}
+
+/**
+ * Sends again, as a client told OUTCOME_UNKNOWN would, each of these creates: the second create
+ * is stored (the first was not) or refused for its name (the first was), and either way exactly
+ * one identity has the name afterwards, never two.
+ */
+export async function assertRetriesSafe(api: ApiClient, token: string, unknowns: WriteOutcome[], where: string): Promise<void> {
+  const problems: string[] = [];
+  for (const { name } of unknowns) {
+    const again = await api.request('POST', '/identities', { body: { name, type: 'User', isAdmin: false }, token, timeoutMs: 10_000 });
+    if (again.status !== 201 && !(again.status === 400 && /name/i.test(again.text))) problems.push(`${name}: sent again → ${again.status} ${again.text.slice(0, 120)}`);
+    const filter = encodeURIComponent(`name="${name}"`);
+    const res = await api.request('GET', `/identities?filter=${filter}`, { token, timeoutMs: 10_000 });
+    if (res.status !== 200 || res.body.data.length !== 1) problems.push(`${name}: ${res.status === 200 ? res.body.data.length : res.status} identities after sending it again (answered ${again.status})`);
+  }
+  assert.equal(problems.length, 0, `creates answered OUTCOME_UNKNOWN and sent again on ${where}:\n${problems.slice(0, 10).join('\n')}`);
+}
+
+/** The answer said the write may or may not have been stored. */
+export function isOutcomeUnknown(o: WriteOutcome): boolean {
+  return o.status === 504 && o.code === 'OUTCOME_UNKNOWN';
+}
+
+function statusKey(o: WriteOutcome): string {
+  if (o.status === undefined) return 'no answer';
+  return isOutcomeUnknown(o) ? '504 OUTCOME_UNKNOWN' : String(o.status);
 }
 
 /** Writes sent at or after `since` (a kill) whose answer took more than `limitMs`. */

@@ -18,6 +18,9 @@ export type CommandEnvelope = {
    * mailbox, stops waiting for `seen`, and gives up a first append JetStream keeps refusing: the
    * requester is then answered at once that nothing was written (see ActorHost, Proposer). */
   proposeBy?: number;
+  /** Cluster mode: the same limit as `proposeBy`, as ms from the command's arrival at the owner.
+   * The owner uses it when present, so that its clock need not agree with the requester's. */
+  proposeWithinMs?: number;
   /** Cluster mode: how far the requester's node had applied the log (the owner applies at
    * least that far before handling; see ActorHost). */
   seen?: number;
@@ -35,11 +38,23 @@ export type CrudCommand =
   | { op: 'delete' };
 
 /** The requester's fields of a command: what the actor host needs before any handler runs. */
-export type RequestFields = Pick<CommandEnvelope, 'rid' | 'deadline' | 'proposeBy' | 'seen' | 'attempt'>;
+export type RequestFields = Pick<CommandEnvelope, 'rid' | 'deadline' | 'proposeBy' | 'proposeWithinMs' | 'seen' | 'attempt'>;
 
-/** Reads the requester's fields of a received command (the only reader of rid, deadline, proposeBy, seen, attempt). */
+/** Reads the requester's fields of a received command (the only reader of rid, deadline, proposeBy, proposeWithinMs, seen, attempt). */
 export function readRequestFields(m: Fields): RequestFields {
-  return { rid: optStr(m, 'rid'), deadline: optNum(m, 'deadline'), proposeBy: optNum(m, 'proposeBy'), seen: optNum(m, 'seen'), attempt: optNum(m, 'attempt') };
+  return {
+    rid: optStr(m, 'rid'), deadline: optNum(m, 'deadline'), proposeBy: optNum(m, 'proposeBy'), proposeWithinMs: optNum(m, 'proposeWithinMs'),
+    seen: optNum(m, 'seen'), attempt: optNum(m, 'attempt'),
+  };
+}
+
+/** The requester's fields with `proposeBy` on this node's clock: counted from the command's
+ * arrival when the requester sent the limit as a duration (the two clocks need not agree). The
+ * `deadline` stays the requester's number: a command's expiry is bounded by it (see Proposer). */
+export function onOwnerClock(request: RequestFields, arrivedAt: number): RequestFields {
+  const within = request.proposeWithinMs;
+  if (within === undefined || !Number.isFinite(within) || within < 0) return request;
+  return { ...request, proposeBy: arrivedAt + within };
 }
 
 /** Reads the envelope fields of a received command. */

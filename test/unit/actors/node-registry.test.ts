@@ -71,4 +71,30 @@ describe('NodeRegistry', () => {
     await a.stop();
     await bus.close();
   });
+
+  it('tells failing heartbeats once when they start failing and once when they go through again', async () => {
+    const bus = new MemoryBus();
+    let down = false;
+    const publish = bus.publish.bind(bus);
+    // The registry's own heartbeats fail while `down`; the newcomers' heartbeats below still arrive.
+    const flaky = Object.assign(Object.create(bus) as MemoryBus, {
+      publish: (subject: string, msg: unknown) => (down && (msg as NodeAnnouncement).id === 'a' ? Promise.reject(new Error('NATS is away')) : publish(subject, msg)),
+    });
+    const told: unknown[] = [];
+    const a = new NodeRegistry(flaky, announcement('a'), { intervalMs: 60_000, onHeartbeat: (failure) => told.push(failure) });
+    await a.start();
+    await settle();
+    down = true;
+    // Every newcomer makes the registry announce itself at once: three heartbeats fail.
+    for (const id of ['b', 'c', 'd']) await bus.publish('weft.v1.events.nodes.heartbeat', announcement(id));
+    await settle();
+    down = false;
+    for (const id of ['e', 'f']) await bus.publish('weft.v1.events.nodes.heartbeat', announcement(id));
+    await settle();
+    assert.equal(told.length, 2);
+    assert.equal((told[0] as Error).message, 'NATS is away');
+    assert.equal(told[1], undefined);
+    await a.stop();
+    await bus.close();
+  });
 });

@@ -109,3 +109,43 @@ describe('NodeClient in a cluster: a lost answer', () => {
       err instanceof ApiError && (err.apiCause as { code?: string }).code === 'STORED_ANSWER_LOST');
   });
 });
+
+describe('NodeClient in a cluster: an outcome the log has not told yet', () => {
+  const identities = resourceOf('identities');
+  const isOutcomeUnknown = (err: unknown) =>
+    err instanceof ApiError && err.status === 504 && (err.apiCause as { code?: string }).code === 'OUTCOME_UNKNOWN';
+
+  it('answers 504 OUTCOME_UNKNOWN, not a failure, while recovery of a lost answer still waits for the log', async () => {
+    const client = new NodeClient(losingBus(), 'n1', DEFAULT_CLUSTER_SCOPE, { recover: () => new Promise<RecoveredOutcome>(() => {}), outcomeWaitMs: 20 });
+    await assert.rejects(client.command(identities, 'create', 'new-id', { body: {} }), isOutcomeUnknown);
+  });
+
+  it('answers 504 OUTCOME_UNKNOWN while the owner has not answered and the log cannot be read', async () => {
+    const bus = { request: () => new Promise(() => {}) } as unknown as Bus;
+    const client = new NodeClient(bus, 'n1', DEFAULT_CLUSTER_SCOPE, { recover: async () => 'none', logReadable: async () => false, outcomeWaitMs: 20 });
+    await assert.rejects(client.command(identities, 'patch', 'x', { body: {} }), isOutcomeUnknown);
+  });
+
+  it('answers 504 OUTCOME_UNKNOWN when this node lost NATS since sending, though the log can be read', async () => {
+    let losses = 0;
+    const bus = { request: () => ((losses = 1), new Promise(() => {})) } as unknown as Bus;
+    const client = new NodeClient(bus, 'n1', DEFAULT_CLUSTER_SCOPE, { recover: async () => 'none', logReadable: async () => true, connectionLosses: () => losses, outcomeWaitMs: 20 });
+    await assert.rejects(client.command(identities, 'patch', 'x', { body: {} }), isOutcomeUnknown);
+  });
+
+  it('waits for a slow owner while the log can be read, and gives its answer', async () => {
+    let answer: (reply: unknown) => void = () => {};
+    const bus = { request: () => new Promise((resolve) => (answer = resolve)) } as unknown as Bus;
+    let checks = 0;
+    const client = new NodeClient(bus, 'n1', DEFAULT_CLUSTER_SCOPE, {
+      recover: async () => 'none',
+      logReadable: async () => {
+        if (++checks === 2) answer({ answer: { id: 'slow-id' }, seq: 0 });
+        return true;
+      },
+      outcomeWaitMs: 20,
+    });
+    assert.deepEqual(await client.command(identities, 'create', 'slow-id', { body: {} }), { id: 'slow-id' });
+    assert.ok(checks >= 2, 'the log was checked while the owner had not answered');
+  });
+});
