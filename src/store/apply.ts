@@ -92,7 +92,8 @@ async function writeEntity(ctx: ApplyContext, decl: ResourceDecl, record: Entity
     if (spec.ref && value !== null && value !== undefined && value !== before) {
       // A list field with a ref holds ids: each must exist.
       for (const one of Array.isArray(value) ? value : [value]) {
-        if (!(await tx.get(recordKey(spec.ref, String(one))))) {
+        // Through the replica's decoded records: a referenced record is usually kept there.
+        if (!(await tx.getRecord(recordKey(spec.ref, String(one))))) {
           throw fieldError(name, value, `no ${declarationOf(spec.ref).entity} found with the given id`);
         }
       }

@@ -88,6 +88,12 @@ export class Transaction {
     return keys.map((key) => (this.writes.has(key) ? (this.writes.get(key) ?? undefined) : stored[next++]));
   }
 
+  /** What this transaction itself wrote at the keys (undefined: not written, or deleted),
+   * without reading the store: for keys the caller knows the store does not hold. */
+  writtenValues(keys: string[]): (string | undefined)[] {
+    return keys.map((key) => this.writes.get(key) ?? undefined);
+  }
+
   /** Decoded records at record keys. Never change what this returns: records the transaction
    * did not write may be shared (frozen) objects. */
   async getRecords(keys: string[]): Promise<(Entity | undefined)[]> {
