@@ -78,6 +78,14 @@ export class Transaction {
     return this.kv.get(key);
   }
 
+  /** As get(), for a key that is expected not to be stored: read on this thread when the
+   * store can (KvStore.getAbsent). */
+  async getAbsent(key: string): Promise<string | undefined> {
+    const written = this.writes.get(key);
+    if (written !== undefined) return written ?? undefined;
+    return this.kv.getAbsent ? this.kv.getAbsent(key) : this.kv.get(key);
+  }
+
   /** Several reads in one round trip to the store. */
   async getMany(keys: string[]): Promise<(string | undefined)[]> {
     const missing = keys.filter((key) => !this.writes.has(key));
