@@ -16,7 +16,7 @@ import type { LoadResult, LoadSpec } from '../lib/loadgen.js';
 import { probeJetStream, streamSize } from '../lib/jetstream-probe.js';
 import { formatSummary, summarise } from '../lib/profile-summary.js';
 import { BENCH_ADMIN } from '../lib/seed.js';
-import { processCpuMicros } from '../lib/cpu.js';
+import { processCpuMicros, processWriteCalls } from '../lib/cpu.js';
 import { runDriver } from './posture.js';
 import type { Row, ScenarioContext } from './types.js';
 
@@ -208,12 +208,25 @@ function cpuOf(pids: number[]): number {
   return total;
 }
 
-type Breakdown = { nodes: number; nats: number; haproxy: number; loadgen: number };
+function writesOf(pids: number[]): number {
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      total += processWriteCalls(pid);
+    } catch {
+      // ended
+    }
+  }
+  return total;
+}
+
+/** CPU (µs) per request of each kind of process, and the nodes' write calls per request. */
+type Breakdown = { nodes: number; nats: number; haproxy: number; loadgen: number; nodeWrites: number };
 
 /** A load through the balancer with the CPU per request of every cluster process. */
 async function runClusterLoad(spec: LoadSpec, exclude: number[]): Promise<LoadResult & { breakdown: Breakdown }> {
   const pids = clusterPids(exclude);
-  const before = { nodes: cpuOf(pids.nodes), nats: cpuOf(pids.nats), haproxy: cpuOf(pids.haproxy) };
+  const before = { nodes: cpuOf(pids.nodes), nats: cpuOf(pids.nats), haproxy: cpuOf(pids.haproxy), nodeWrites: writesOf(pids.nodes) };
   const result = await runLoad(spec);
   const sent = Math.max(1, (result.requests * (spec.durationMs + spec.warmupMs)) / spec.durationMs);
   return {
@@ -223,6 +236,7 @@ async function runClusterLoad(spec: LoadSpec, exclude: number[]): Promise<LoadRe
       nats: (cpuOf(pids.nats) - before.nats) / sent,
       haproxy: (cpuOf(pids.haproxy) - before.haproxy) / sent,
       loadgen: result.cpuUsPerRequest,
+      nodeWrites: (writesOf(pids.nodes) - before.nodeWrites) / sent,
     },
   };
 }
@@ -249,7 +263,9 @@ async function compareLoad(
     b.push(await runLoadMeasured({ ...ctx.timing, connections: CONNECTIONS, origin: one.origin, caFile: one.caFile, ...spec(one, run++) }, embeddedPid));
     t.push(await runClusterLoad({ ...ctx.timing, connections: CONNECTIONS, origin: three.origin, caFile: three.caFile, ...spec(three, run++) }, [embeddedPid]));
     toggleProfiles(profiled);
-    ctx.log(`  pair ${i + 1}: embedded ${b[i].rps.toFixed(0)} req/s, cluster ${t[i].rps.toFixed(0)} req/s (${JSON.stringify(t[i].statuses)}, ${t[i].errors} errors)`);
+    const c = t[i].breakdown;
+    ctx.log(`  pair ${i + 1}: embedded ${b[i].rps.toFixed(0)} req/s, cluster ${t[i].rps.toFixed(0)} req/s (${JSON.stringify(t[i].statuses)}, ${t[i].errors} errors); ` +
+      `cluster CPU/request: nodes ${c.nodes.toFixed(0)} µs, NATS ${c.nats.toFixed(0)} µs, HAProxy ${c.haproxy.toFixed(0)} µs; nodes' write calls/request ${c.nodeWrites.toFixed(2)}`);
   }
   await settle(cluster);
   const ratio = median(t.map((r, i) => r.rps / b[i].rps));
@@ -265,6 +281,7 @@ async function compareLoad(
     ratio,
     value:
       `CPU/request: 3 nodes ${us(m('nodes'))}, 3 NATS ${us(m('nats'))}, HAProxy ${us(m('haproxy'))}, load generator ${us(m('loadgen'))}` +
+      `, nodes' write calls ${m('nodeWrites').toFixed(1)}` +
       ` (embedded node ${us(median(b.map((r) => r.serverCpuUsPerRequest)))}, its load generator ${us(median(b.map((r) => r.cpuUsPerRequest)))})`,
     target: `≥ ${target} × one node`,
     pass: ratio >= target,

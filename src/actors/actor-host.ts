@@ -128,10 +128,12 @@ export class ActorHost {
   private async serveShard(name: string, family: Family, shard: number): Promise<void> {
     if (family.shards.has(shard)) return;
     // A queue group: while two nodes both believe they own the shard (their member lists differ
-    // for a moment), each message still reaches only one of them. Not `local`: a command handled
-    // in-process would skip the bus's fail-fast while NATS is lost and wait in the log's append.
+    // for a moment), each message still reaches only one of them. This node's own commands for
+    // the shard are handled here without crossing the network, but only while NATS is reached:
+    // meanwhile they fail fast as a remote owner's would, rather than wait in the log's append.
     const sub = await this.bus.serve(shardSubject(name, shard, this.opts.scope), (msg) => this.dispatch(family.slots, family.create, msg as ActorMessage), {
       queue: `shard.${name}`,
+      local: 'while-connected',
     });
     family.shards.set(shard, sub);
   }

@@ -81,8 +81,11 @@ export interface ServeOptions {
   /** Handlers with the same queue name share the load: each request goes to one of them. */
   queue?: string;
   /** Requests from this process to this exact subject are answered here, serialised as on the
-   * wire but without crossing the network (node-local reads). Other processes still reach it. */
-  local?: boolean;
+   * wire but without crossing the network (node-local reads). Other processes still reach it.
+   * `'while-connected'`: only while the bus reaches its broker; meanwhile such a request fails
+   * at once as a remote one does (503 NATS_UNREACHABLE), so that a write never waits in
+   * this process for a log it cannot reach. */
+  local?: boolean | 'while-connected';
 }
 
 /** What a served subject returns to its caller when the handler throws. */

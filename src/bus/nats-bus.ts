@@ -48,7 +48,7 @@ type Envelope = { ok?: unknown } | ErrorReply;
 export class NatsBus implements Bus {
   private readonly subs = new Set<NatsSub>();
   /** Exact subjects served with `local`: this process's requests to them skip the network. */
-  private readonly local = new Map<string, RequestHandler>();
+  private readonly local = new Map<string, { handler: RequestHandler; whileConnected: boolean }>();
   private readonly inFlight = new InFlight();
   private closing?: Promise<void>;
   private connected = true;
@@ -71,6 +71,7 @@ export class NatsBus implements Bus {
   /** Connects to NATS (one url or a cluster seed list); reconnects forever once connected. */
   static async connect(urls: string | string[], opts: NatsBusOptions = {}): Promise<NatsBus> {
     const nc = await connect({ servers: urls, name: opts.name, maxReconnectAttempts: -1, reconnectTimeWait: 250, pingInterval: PING_INTERVAL_MS, maxPingOut: 2, noAsyncTraces: true });
+    coalesceWrites(nc);
     return new NatsBus(nc, opts.onEventError ?? reportEventError, opts.onConnectionChange);
   }
 
@@ -101,8 +102,11 @@ export class NatsBus implements Bus {
     try {
       this.assertOpen();
       assertSubject(subject, false);
-      const localHandler = this.local.get(subject);
-      if (localHandler) return this.inFlight.track(answerHere(localHandler, subject, msg, opts.raw === true));
+      const local = this.local.get(subject);
+      if (local) {
+        if (local.whileConnected) this.assertConnected();
+        return this.inFlight.track(answerHere(local.handler, subject, msg, opts.raw === true));
+      }
       this.assertConnected();
       return this.requestRemote(subject, encodeOrThrow(msg), opts);
     } catch (err) {
@@ -123,7 +127,7 @@ export class NatsBus implements Bus {
   async serve(subject: string, handler: RequestHandler, opts: ServeOptions = {}): Promise<Subscription> {
     const sub = await this.add(subject, opts.queue, (m) => this.inFlight.track(this.answer(m, handler)));
     if (!opts.local || subject.includes('*') || subject.includes('>')) return sub;
-    this.local.set(subject, handler);
+    this.local.set(subject, { handler, whileConnected: opts.local === 'while-connected' });
     return {
       unsubscribe: async () => {
         this.local.delete(subject);
@@ -278,3 +282,22 @@ function fromNatsError(err: unknown): ApiError {
 }
 
 
+
+/** Writes the client's outbound buffer once per event-loop turn (setImmediate) instead of once
+ * per task (nats.js flushes on a microtask after the first message queued), so the messages of
+ * all the requests handled in one turn leave in one socket write. Relies on nats.js's protocol
+ * handler (`protocol.flushPending`); left as it is when that is not there. */
+function coalesceWrites(nc: NatsConnection): void {
+  const protocol = (nc as unknown as { protocol?: { flushPending?: () => void } }).protocol;
+  if (typeof protocol?.flushPending !== 'function') return;
+  const flush = protocol.flushPending.bind(protocol);
+  let scheduled = false;
+  protocol.flushPending = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      flush();
+    });
+  };
+}

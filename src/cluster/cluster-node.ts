@@ -55,6 +55,11 @@ export const START_TIMEOUT_MS = 60_000;
 const APPLY_WAIT_MS = 3_000;
 /** How often a node checks whether the streams' replicas can be raised. */
 const REPLICA_GROWTH_MS = 60_000;
+/** The least time between two read-barrier queries of a node (ms). Under load the queries ran
+ * back to back, each costing the three NATS servers about 350 µs of CPU (several times what a
+ * GET costs a node); pacing bounds them at 200 a second per node for at most 5 ms of added
+ * wait (BENCHMARKS.md, "A three-node cluster on one machine"). */
+const BARRIER_GAP_MS = 5;
 /** How long a command waits for its shard to get an owner again after a node died (ms). */
 const HANDOVER_MS = 8_000;
 /** How long after it was proposed a command may still be stored (ms; see Command.expires). */
@@ -276,7 +281,7 @@ export class ClusterNode {
         throw new ApiError('SERVICE_UNAVAILABLE', { code: 'NATS_UNREACHABLE', message: `the cluster log cannot be read now: ${err instanceof Error ? err.message : String(err)}` });
       }),
       waitApplied: (seq, maxMs) => this.waitApplied(replica, seq, maxMs),
-    });
+    }, { minGapMs: BARRIER_GAP_MS });
   }
 }
 

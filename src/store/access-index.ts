@@ -68,7 +68,8 @@ export async function syncEntity(tx: Transaction, kind: string, entity: Entity, 
   const attributes = Array.isArray(entity.roleAttributes) ? (entity.roleAttributes as string[]) : [];
   // A new entity cannot be named by `@id` yet: a role list may only name existing entities.
   const values = [...(created ? [] : [`@${entity.id}`]), '#all', ...attributes.map((a) => `#${a}`)];
-  const links = new LinkWriter(tx);
+  // A created entity has no policy lists in the store yet: they are not read.
+  const links = new LinkWriter(tx, created);
   for (const { policy, fields } of policyKindsSelecting(kind)) {
     const ranges = fields.flatMap((field) => values.map((value) => tx.keysIn(indexValueRange(policy.kind, field, value))));
     const before = new Set(created ? [] : splitPolicyIds(await tx.get(entityPoliciesKey(kind, entity.id, policy.kind))));
@@ -137,7 +138,8 @@ class LinkWriter {
   /** Policy-list key → policy id → linked (true) or unlinked (false). */
   private readonly changes = new Map<string, Map<string, boolean>>();
 
-  constructor(private readonly tx: Transaction) {}
+  /** `fresh`: every list written is new (a created entity's), so the store is not asked for it. */
+  constructor(private readonly tx: Transaction, private readonly fresh = false) {}
 
   link(policyKind: string, policyId: string, kind: string, id: string): void {
     this.tx.put(policyLinkKey(policyKind, policyId, kind, id), '');
@@ -152,7 +154,7 @@ class LinkWriter {
   async write(): Promise<void> {
     if (this.changes.size === 0) return;
     const keys = [...this.changes.keys()];
-    const stored = await this.tx.getMany(keys);
+    const stored = this.fresh ? this.tx.writtenValues(keys) : await this.tx.getMany(keys);
     keys.forEach((key, i) => {
       const ids = new Set(splitPolicyIds(stored[i]));
       for (const [policyId, linked] of this.changes.get(key)!) {

@@ -212,6 +212,17 @@ export class CachedKv implements KvStore {
     return value;
   }
 
+  /** See KvStore.getAbsent: as get(), with LevelDB read on this thread. */
+  getAbsent(key: string): string | undefined {
+    this.assertOpen();
+    const pending = this.overlay.get(key);
+    if (pending) return pending.value ?? undefined;
+    if (this.warm && this.tree && inTree(key)) return this.tree.getAbsent(key);
+    const kept = this.values.get(key);
+    if (kept !== undefined) return kept;
+    return this.disk.getAbsent(key);
+  }
+
   async getMany(keys: string[]): Promise<(string | undefined)[]> {
     this.assertOpen();
     const out: (string | undefined)[] = new Array(keys.length);

@@ -32,4 +32,8 @@ export interface KvStore {
   keys(range: KvRange): AsyncIterable<string>;
   /** Optional fast count of the keys in a range (in-memory stores), without yielding them. */
   countKeys?(range: KvRange): Promise<number>;
+  /** Optional read on the calling thread, for a key that is expected not to be stored (a new
+   * record's id): LevelDB answers such a key from its memtable and Bloom filters, with no data
+   * block read and no hand-over to a worker thread, which an async get costs. */
+  getAbsent?(key: string): string | undefined;
 }

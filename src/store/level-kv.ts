@@ -78,6 +78,12 @@ export class LevelKv implements KvStore {
     return isValidKey(key) ? db.get(key) : undefined;
   }
 
+  /** See KvStore.getAbsent (classic-level's getSync). */
+  getAbsent(key: string): string | undefined {
+    const db = this.#open();
+    return isValidKey(key) ? db.getSync(key) : undefined;
+  }
+
   async getMany(keys: string[]): Promise<(string | undefined)[]> {
     const db = this.#open();
     if (keys.every(isValidKey)) return db.getMany(keys);

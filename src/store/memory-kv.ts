@@ -63,6 +63,12 @@ export class MemoryKv implements KvStore {
     return findIn(this.#root, key);
   }
 
+  /** See KvStore.getAbsent (a MemoryKv read never leaves this thread). */
+  getAbsent(key: string): string | undefined {
+    this.#assertOpen();
+    return findIn(this.#root, key);
+  }
+
   async getMany(keys: string[]): Promise<(string | undefined)[]> {
     this.#assertOpen();
     return keys.map((key) => findIn(this.#root, key));

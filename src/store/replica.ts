@@ -59,10 +59,14 @@ export class Replica {
   /** Decoded, deep-frozen records by record key; a commit drops every record key it writes. */
   private readonly records = new Map<string, { record: Entity; bytes: number }>();
   private recordBytes = 0;
-  /** Bumped after every commit: a read that started before one never fills the cache. */
+  /** Bumped after every commit: a range read that started before one is not kept. */
   private epoch = 0;
-  /** Commits under way: reads made meanwhile do not fill the cache either. */
+  /** Commits under way: reads made meanwhile do not fill the caches either. */
   private committing = 0;
+  /** Record keys being read from the store; `stale` once a commit wrote the key (or every kept
+   * read was dropped) while a read of it was under way: such reads are not kept. Per key, so
+   * that a steady flow of applies does not keep every record read out of the cache. */
+  private readonly recordReads = new Map<string, { readers: number; stale: boolean }>();
   /** Range reads kept across applies; a commit drops the buckets it writes. */
   private readonly ranges = new RangeCache();
   /** What apply's transactions share: the record cache, and the range cache. */
@@ -169,7 +173,12 @@ export class Replica {
 
   /** Writes the transaction as one store batch, keeping both caches true to the store. */
   private async commit(tx: Transaction): Promise<void> {
-    for (const key of tx.writtenKeys()) if (isRecordKey(key)) this.forgetRecord(key);
+    for (const key of tx.writtenKeys()) {
+      if (!isRecordKey(key)) continue;
+      this.forgetRecord(key);
+      const reading = this.recordReads.get(key);
+      if (reading) reading.stale = true;
+    }
     this.ranges.forget(tx.writtenBuckets());
     this.committing++;
     try {
@@ -188,6 +197,7 @@ export class Replica {
     this.recordBytes = 0;
     this.ranges.clear();
     this.epoch++;
+    for (const reading of this.recordReads.values()) reading.stale = true;
   }
 
   private stageCounts(tx: Transaction, deltas: Map<string, number>): void {
@@ -231,9 +241,14 @@ export class Replica {
     const key = recordKey(kind, id);
     const cached = this.records.get(key);
     if (cached) return cached.record;
-    const epoch = this.epoch;
-    const raw = await this.kv.get(key);
-    return raw === undefined ? undefined : this.decoded(key, raw, epoch);
+    const reading = this.startRead(key);
+    let raw: string | undefined;
+    try {
+      raw = await this.kv.get(key);
+    } finally {
+      this.endRead(key, reading);
+    }
+    return raw === undefined ? undefined : this.decoded(key, raw, reading.stale);
   }
 
   /** The records in `ids` order (undefined where none), as get() returns them. */
@@ -246,20 +261,41 @@ export class Replica {
     const out = keys.map((key): Entity | undefined => this.records.get(key)?.record);
     const missing = keys.filter((_, i) => out[i] === undefined);
     if (missing.length === 0) return out;
-    const epoch = this.epoch;
-    const raws = await this.kv.getMany(missing);
+    const readings = missing.map((key) => this.startRead(key));
+    let raws: (string | undefined)[];
+    try {
+      raws = await this.kv.getMany(missing);
+    } finally {
+      missing.forEach((key, i) => this.endRead(key, readings[i]));
+    }
     let next = 0;
     return keys.map((key, i) => {
       if (out[i] !== undefined) return out[i];
+      const stale = readings[next].stale;
       const raw = raws[next++];
-      return raw === undefined ? undefined : this.decoded(key, raw, epoch);
+      return raw === undefined ? undefined : this.decoded(key, raw, stale);
     });
   }
 
-  /** Decodes a record read at `epoch`, and caches it if no commit began since. */
-  private decoded(key: string, raw: string, epoch: number): Entity {
+  /** Notes a read of a record key from the store (see recordReads); one that starts while a
+   * commit is under way is stale from the start (the store may give the value before it). */
+  private startRead(key: string): { readers: number; stale: boolean } {
+    let reading = this.recordReads.get(key);
+    if (!reading) this.recordReads.set(key, (reading = { readers: 0, stale: false }));
+    reading.readers++;
+    if (this.committing > 0) reading.stale = true;
+    return reading;
+  }
+
+  private endRead(key: string, reading: { readers: number; stale: boolean }): void {
+    if (--reading.readers === 0 && this.recordReads.get(key) === reading) this.recordReads.delete(key);
+  }
+
+  /** Decodes a record read from the store, and caches it unless a commit wrote its key (or
+   * was under way) during the read. */
+  private decoded(key: string, raw: string, stale: boolean): Entity {
     const record = deepFreeze(JSON.parse(raw) as Entity);
-    if (epoch !== this.epoch || this.committing > 0) return record;
+    if (stale || this.committing > 0) return record;
     const bytes = RECORD_COST * (key.length + raw.length);
     if (bytes > this.recordCacheLimit / 16) return record;
     this.forgetRecord(key);

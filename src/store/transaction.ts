@@ -78,6 +78,14 @@ export class Transaction {
     return this.kv.get(key);
   }
 
+  /** As get(), for a key that is expected not to be stored: read on this thread when the
+   * store can (KvStore.getAbsent). */
+  async getAbsent(key: string): Promise<string | undefined> {
+    const written = this.writes.get(key);
+    if (written !== undefined) return written ?? undefined;
+    return this.kv.getAbsent ? this.kv.getAbsent(key) : this.kv.get(key);
+  }
+
   /** Several reads in one round trip to the store. */
   async getMany(keys: string[]): Promise<(string | undefined)[]> {
     const missing = keys.filter((key) => !this.writes.has(key));
@@ -86,6 +94,12 @@ export class Transaction {
     if (missing.length === keys.length) return stored;
     let next = 0;
     return keys.map((key) => (this.writes.has(key) ? (this.writes.get(key) ?? undefined) : stored[next++]));
+  }
+
+  /** What this transaction itself wrote at the keys (undefined: not written, or deleted),
+   * without reading the store: for keys the caller knows the store does not hold. */
+  writtenValues(keys: string[]): (string | undefined)[] {
+    return keys.map((key) => this.writes.get(key) ?? undefined);
   }
 
   /** Decoded records at record keys. Never change what this returns: records the transaction

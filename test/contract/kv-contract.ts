@@ -57,6 +57,18 @@ export function runKvContract(name: string, factory: KvFactory): void {
     assert.equal(await kv.get(''), undefined);
   });
 
+  it('getAbsent (where offered) answers as get does: missing, written, overwritten, deleted', async (kv) => {
+    if (!kv.getAbsent) return;
+    assert.equal(kv.getAbsent('a'), undefined);
+    await kv.batch([put('a', '1')]);
+    assert.equal(kv.getAbsent('a'), '1');
+    await kv.batch([put('a', '2')], { sync: true });
+    assert.equal(kv.getAbsent('a'), '2');
+    await kv.batch([{ type: 'del', key: 'a' }]);
+    assert.equal(kv.getAbsent('a'), undefined);
+    assert.equal(kv.getAbsent(''), undefined);
+  });
+
   it('del removes; del of a missing key is a no-op', async (kv) => {
     await kv.batch([put('a'), put('b')]);
     await kv.batch([{ type: 'del', key: 'a' }, { type: 'del', key: 'zzz' }]);

@@ -52,3 +52,22 @@ test('nats-bus - a local subject answers its own process without the network, ot
     await Promise.all([a.close(), b.close()]);
   }
 });
+
+test('nats-bus - a subject served local while connected answers here only while NATS is reached', async () => {
+  const own = await startNatsServer();
+  const a = await NatsBus.connect(own.url, { name: 'local-while-connected', onEventError: quiet });
+  try {
+    let handled = 0;
+    await a.serve('local.write', async () => ({ n: ++handled }), { local: 'while-connected' });
+    await a.serve('local.read', async () => ({ read: true }), { local: true });
+    assert.deepEqual(await a.request('local.write', {}), { n: 1 });
+    own.kill();
+    while (a.isConnected()) await new Promise((resolve) => setTimeout(resolve, 20));
+    await assert.rejects(a.request('local.write', {}), (err: unknown) => err instanceof ApiError && err.code === 'SERVICE_UNAVAILABLE' && (err.apiCause as { code?: unknown } | undefined)?.code === 'NATS_UNREACHABLE');
+    assert.equal(handled, 1, 'the handler did not run while NATS was lost');
+    assert.deepEqual(await a.request('local.read', {}), { read: true }, 'a plain local subject still answers');
+  } finally {
+    await a.connection.close();
+    await own.stop();
+  }
+});

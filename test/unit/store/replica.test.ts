@@ -14,6 +14,8 @@ import { CachedKv } from '../../../src/store/cached-kv.js';
 import { LevelKv } from '../../../src/store/level-kv.js';
 import { MemoryKv } from '../../../src/store/memory-kv.js';
 import { Replica, type AppliedEvent } from '../../../src/store/replica.js';
+import { recordKey } from '../../../src/store/keys.js';
+import { delegatingKv } from '../../support/delegating-kv.js';
 
 /** A fresh, not yet opened store; reopen() closes it and returns a store over the same data. */
 type StoreFactory = () => Promise<{ kv: KvStore; reopen(): Promise<KvStore>; cleanup(): Promise<void> }>;
@@ -631,3 +633,49 @@ for (const [name, Store] of [['cached-kv', CachedKv], ['level-kv', LevelKv]] as 
     };
   });
 }
+
+test('replica - a record read while applies write other records is kept; one whose record is written meanwhile is not', async () => {
+  const inner = new MemoryKv();
+  const watched = recordKey('identities', 'u1');
+  let storeReads = 0;
+  let gate: Promise<void> | undefined;
+  const kv = delegatingKv(inner, {
+    get: async (key) => {
+      if (key !== watched) return inner.get(key);
+      storeReads++;
+      await gate;
+      return inner.get(key);
+    },
+  });
+  const h = new Harness(kv, async () => kv);
+  await h.open();
+  try {
+    await h.seed();
+    assert.deepEqual(await h.run(create('identities', identity('u1')), create('identities', identity('u2'))), { ok: true });
+    storeReads = 0; // the create's own check that the id is free
+
+    let open!: () => void;
+    gate = new Promise((resolve) => (open = resolve));
+    const reading = h.replica.get('identities', 'u1');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(storeReads, 1);
+    assert.deepEqual(await h.run({ op: 'set', kind: 'identities', id: 'u2', fields: { name: 'other' } }), { ok: true });
+    open();
+    assert.equal((await reading)?.name, 'name-u1');
+    assert.equal((await h.replica.get('identities', 'u1'))?.name, 'name-u1');
+    assert.equal(storeReads, 1, 'kept: the commit meanwhile wrote another record');
+
+    assert.deepEqual(await h.run({ op: 'set', kind: 'identities', id: 'u1', fields: { name: 'second' } }), { ok: true });
+    gate = new Promise((resolve) => (open = resolve));
+    const racing = h.replica.get('identities', 'u1');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(storeReads, 2, 'the commit dropped the kept record');
+    assert.deepEqual(await h.run({ op: 'set', kind: 'identities', id: 'u1', fields: { name: 'third' } }), { ok: true });
+    open();
+    await racing;
+    assert.equal((await h.replica.get('identities', 'u1'))?.name, 'third');
+    assert.equal(storeReads, 3, 'not kept: a commit wrote the record while it was read');
+  } finally {
+    await h.kv.close();
+  }
+});
