@@ -281,8 +281,6 @@ function fromNatsError(err: unknown): ApiError {
   return toApiError(err);
 }
 
-
-
 /** Writes the client's outbound buffer once per event-loop turn (setImmediate) instead of once
  * per task (nats.js flushes on a microtask after the first message queued), so the messages of
  * all the requests handled in one turn leave in one socket write. Relies on nats.js's protocol
