@@ -8,7 +8,7 @@
 // large set's services and policies).
 
 import { readFileSync } from 'node:fs';
-import { runLoad, seededCopy, startBenchNode, median, type RunningNode } from '../lib/harness.js';
+import { runLoad, runLoadMeasured, seededCopy, startBenchNode, median, type RunningNode } from '../lib/harness.js';
 import { LARGE, SMALL, type SeedSizes } from '../lib/seed.js';
 import { againstBaseline, type TargetSpec } from './throughput.js';
 import type { Row, ScenarioContext } from './types.js';
@@ -144,4 +144,56 @@ export async function memoryScale(ctx: ScenarioContext): Promise<Row[]> {
 /** The same data but for the number of identities. */
 function sameShape(a: SeedSizes, b: SeedSizes): boolean {
   return (Object.keys(a) as (keyof SeedSizes)[]).every((k) => k === 'identities' || a[k] === b[k]);
+}
+
+/**
+ * `memory-scale-paired`: the size ratios with the same load on both sides. The 1k point
+ * (`thousand`) and 1M nodes run together and every query is measured on each in turn, the
+ * order swapped every round (one node at a time, minutes apart, a shared machine's load moves
+ * the ratios by ±40%). Reports the median p50s, their ratio and the node's CPU per request.
+ * `WEFT_BENCH_SIZES=thousand,large` pairs other sizes (the first is the base).
+ */
+export async function memoryScalePaired(ctx: ScenarioContext): Promise<Row[]> {
+  const names = process.env.WEFT_BENCH_SIZES?.split(',') ?? ['thousand', 'huge'];
+  const chosen = names.map((n) => SIZES.find(([name]) => name === n)).filter((x): x is [string, SeedSizes] => x !== undefined);
+  if (chosen.length !== 2) throw new Error('memory-scale-paired: WEFT_BENCH_SIZES names two sizes');
+  const nodes: { node: RunningNode; ids: string[]; identities: number }[] = [];
+  try {
+    for (const [name, sizes] of chosen) {
+      const node = await startBenchNode(await seededCopy(name, sizes, ctx.log), { WEFT_MAILBOX_SIZE: '1024' });
+      nodes.push({ node, ids: [], identities: 0 });
+      for (let i = 0; i < 3_000 && !node.node.stdout().includes('replica cached in memory'); i++) await new Promise((r) => setTimeout(r, 100));
+      const first = await node.node.request('GET', '/identities?limit=1', undefined, node.token);
+      const seeded = (first.body.meta.pagination.totalCount as number) - 1;
+      Object.assign(nodes[nodes.length - 1], { ids: spread(seeded, 2_000), identities: seeded });
+    }
+    const queries: [string, (n: (typeof nodes)[0]) => { path: string; picks?: string[] }][] = [
+      ['GET identity', (n) => ({ path: '/edge/management/v1/identities/{pick}', picks: n.ids })],
+      ['anyOf list with totalCount', () => ({ path: `/edge/management/v1/identities?filter=${encodeURIComponent('anyOf(roleAttributes) = "team7"')}&limit=10` })],
+      ['accessible services', (n) => ({ path: '/edge/management/v1/identities/{pick}/services?policyType=dial', picks: n.ids })],
+    ];
+    const rounds = Math.max(3, ctx.pairs + 2);
+    const p50s = queries.map(() => nodes.map(() => [] as number[]));
+    const cpu = queries.map(() => nodes.map(() => [] as number[]));
+    for (let r = 0; r < rounds; r++) {
+      for (const [qi, [, spec]] of queries.entries()) {
+        for (const ni of r % 2 === 0 ? [0, 1] : [1, 0]) {
+          const n = nodes[ni];
+          const out = await runLoadMeasured({ ...ctx.timing, origin: n.node.origin, caFile: ctx.caFile(n.node), connections: 1, method: 'GET', headers: { 'zt-session': n.node.token }, ...spec(n) }, n.node.node.proc.pid!);
+          if (out.errors > 0 || Object.keys(out.statuses).some((st) => st !== '200')) throw new Error(`${spec(n).path}: ${JSON.stringify(out.statuses)} ${out.errors} errors`);
+          p50s[qi][ni].push(out.p50);
+          cpu[qi][ni].push(out.serverCpuUsPerRequest);
+        }
+      }
+    }
+    const [base, big] = nodes;
+    return queries.map(([name], qi) => {
+      const [b, g] = [median(p50s[qi][0]), median(p50s[qi][1])];
+      const ratio = g / b;
+      const cpus = `node CPU/request ${median(cpu[qi][0]).toFixed(0)} / ${median(cpu[qi][1]).toFixed(0)} µs`;
+      return { scenario: `${name} p50 at ${big.identities.toLocaleString('en')} ÷ at ${base.identities.toLocaleString('en')}, paired (${rounds} rounds)`, connections: 1, rps: 0, p50: g, p99: 0, value: `${b.toFixed(3)} / ${g.toFixed(3)} ms = ${ratio.toFixed(2)}× (${cpus})`, target: '≤ 1.25×', pass: ratio <= 1.25 };
+    });
+  } finally {
+    for (const n of nodes) await n.node.stop();
+  }
 }
