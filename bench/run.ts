@@ -8,7 +8,7 @@ import { BENCH_DIR } from './lib/harness.js';
 import { certificateIssuance } from './scenarios/certificates.js';
 import { clusterScenarios } from './scenarios/cluster.js';
 import { costCurve } from './scenarios/cost-curve.js';
-import { memoryScale } from './scenarios/memory.js';
+import { memoryScale, memoryScalePaired } from './scenarios/memory.js';
 import { postureEvents } from './scenarios/posture.js';
 import { readBarrier } from './scenarios/read-barrier.js';
 import { joinHuge, joinLarge } from './scenarios/snapshot-join.js';
@@ -33,6 +33,7 @@ const SCENARIOS: Record<string, Scenario> = {
   certificates: certificateIssuance,
   'cost-curve': costCurve,
   'memory-scale': memoryScale,
+  'memory-scale-paired': memoryScalePaired,
   cluster: clusterScenarios,
   'read-barrier': readBarrier,
 };

@@ -38,10 +38,14 @@ export class AccessReader {
 
   /** The service policies (Dial or Bind) that grant an identity a service. */
   async grantingPolicies(identityId: string, serviceId: string, type?: 'Dial' | 'Bind'): Promise<Entity[]> {
-    const ofIdentity = new Set(await this.policiesOf('identities', identityId, 'service-policies'));
+    const ofIdentity = await this.policiesOf('identities', identityId, 'service-policies');
+    // An identity no policy selects (an admin, typically: it presents every service's
+    // permissions) is granted nothing, whatever selects the service.
+    if (ofIdentity.length === 0) return [];
+    const mine = new Set(ofIdentity);
     const out: Entity[] = [];
     for (const policyId of await this.policiesOf('services', serviceId, 'service-policies')) {
-      if (!ofIdentity.has(policyId)) continue;
+      if (!mine.has(policyId)) continue;
       const policy = await this.replica.get('service-policies', policyId);
       if (policy && (type === undefined || policy.type === type)) out.push(policy);
     }

@@ -21,7 +21,8 @@ export function plan(kind: string, query: Query, scope?: Scope) {
   const fields = fieldsOf(decl);
   const indexed = new Set(indexedFields(decl));
   const sort = query.sort.length > 0 ? query.sort : [{ field: 'id', direction: 'asc' as const }];
-  const ids = scope && 'ids' in scope ? [...new Set(scope.ids)] : undefined;
+  // Distinct ids (a Set, as the access reader gives them, is copied once, not deduplicated again).
+  const ids = scope && 'ids' in scope ? (scope.ids instanceof Set ? [...scope.ids] : [...new Set(scope.ids)]) : undefined;
   const stored = scope !== undefined && 'ids' in scope && scope.stored === true;
   const hint =
     scope && 'field' in scope
