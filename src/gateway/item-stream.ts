@@ -116,9 +116,10 @@ export async function* pageItems(batches: AsyncIterable<Wire[]>, offset: number,
 
 /** Writes `{data: [...items], meta}` as a stream: the same bytes sendData writes for the list
  * built whole. `tail` gives the text after the last item (dataStreamTail of the final meta),
- * asked once the items are done. */
-export function sendItemStream(ctx: Context, items: AsyncGenerator<Wire[], void, undefined>, tail: () => string, head = DATA_STREAM_HEAD): void {
-  sendDataStream(ctx, new ItemsBody(items, head, tail));
+ * asked once the items are done. `lists` are the opened lists the items come from: closed if
+ * the answer ends early (even before its first item was asked for). */
+export function sendItemStream(ctx: Context, items: AsyncGenerator<Wire[], void, undefined>, tail: () => string, lists: OpenedList[], head = DATA_STREAM_HEAD): void {
+  sendDataStream(ctx, new ItemsBody(items, head, tail, lists));
 }
 
 class ItemsBody extends Readable {
@@ -130,6 +131,7 @@ class ItemsBody extends Readable {
     private readonly items: AsyncGenerator<Wire[], void, undefined>,
     private readonly head: string,
     private readonly tail: () => string,
+    private readonly lists: OpenedList[],
   ) {
     super();
   }
@@ -157,7 +159,10 @@ class ItemsBody extends Readable {
   }
 
   override _destroy(err: Error | null, done: (err?: Error | null) => void): void {
-    if (!this.finished) this.items.return(undefined).catch(() => undefined);
+    if (!this.finished) {
+      this.items.return(undefined).catch(() => undefined);
+      for (const list of this.lists) list.close();
+    }
     done(err);
   }
 }

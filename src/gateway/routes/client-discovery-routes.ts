@@ -57,7 +57,7 @@ export const CLIENT_DISCOVERY_ROUTES: readonly HandRoute[] = [
       const routers = await callerEdgeRouters(ctx, node, requireCaller(ctx));
       const shown = { n: 0 };
       const items = pageItems(routers.batches, 0, (r) => pick(r, EDGE_ROUTER_FIELDS), shown);
-      sendItemStream(ctx, items, () => dataStreamTail({ pagination: { limit: shown.n, offset: 0, totalCount: shown.n } }));
+      sendItemStream(ctx, items, () => dataStreamTail({ pagination: { limit: shown.n, offset: 0, totalCount: shown.n } }), [routers]);
     },
   },
   {
@@ -71,7 +71,7 @@ export const CLIENT_DISCOVERY_ROUTES: readonly HandRoute[] = [
       for await (const batch of (await callerEdgeRouters(ctx, node, caller)).batches) for (const r of batch) mine.add(r.id);
       const serving = await openList(node, { op: 'related', parent: { kind: 'services', id: ctx.params.id }, kind: 'edge-routers', params: UNPAGED, viewer: {} });
       const items = pageItems(serving.batches, 0, (r) => (mine.has(r.id) ? pick(r, EDGE_ROUTER_FIELDS) : undefined), { n: 0 });
-      sendItemStream(ctx, items, () => `]},"meta":${JSON.stringify(API_META)}}`, '{"data":{"edgeRouters":[');
+      sendItemStream(ctx, items, () => `]},"meta":${JSON.stringify(API_META)}}`, [serving], '{"data":{"edgeRouters":[');
     },
   },
   {

@@ -145,7 +145,7 @@ async function streamRouters(ctx: Context, node: NodeClient, params: ListParams,
   sendItemStream(ctx, items, () => {
     const totalCount = kinds.reduce((sum, k) => sum + k.total(), 0);
     return dataStreamTail({ pagination: { limit: NO_LIMIT_REPORTED, offset, totalCount }, filterableFields: kinds[0].meta.filterableFields ?? [] });
-  });
+  }, kinds);
 }
 
 /** limit / offset of a merged list by the rules of every list (400 INVALID_PAGINATION when not integers). */
