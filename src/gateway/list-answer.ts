@@ -87,8 +87,8 @@ export type PagedQuery = Extract<QueryRequest, { op: 'list' | 'related' }>;
 
 /** The first `end` items of a list or related list (all of them by default), read in pages of
  * MAX_LIMIT, with its total and filterable fields. A filter's own `limit` or `skip` wins over the
- * parameters: a short page ends the read too. For answers that are merged or filtered on the
- * gateway, so cannot stream. */
+ * parameters: a short page ends the read too. For pages merged on the gateway (the fabric's
+ * routers); their unpaged answers stream (item-stream.ts). */
 export async function readPages(node: NodeClient, msg: PagedQuery, end = Infinity): Promise<{ items: Wire[]; total: number; filterableFields: unknown }> {
   const items: Wire[] = [];
   for (;;) {

@@ -31,8 +31,12 @@ export interface IntegrityCheckOptions {
   keptKeys?: number;
 }
 
-/** Records and derived keys are read in chunks of this size (one getMany each). */
+/** Records and derived keys are read in chunks of this size. */
 const CHUNK = 256;
+/** Keys asked of the store in one getMany: the store copies every key of a call on the event
+ * loop's thread before it reads, so a call stays well inside a slice whatever the records hold
+ * (a chunk of records with thousands of role attributes each derives millions of keys). */
+const GET_MANY = 512;
 const SEP = '\x00';
 
 /** Runs every check over kv (a consistent view: see kv-snapshot.ts), reporting as it goes. */
@@ -137,11 +141,15 @@ async function checkRecordChunk(kv: KvStore, decl: ResourceDecl, chunk: [string,
 
 /** Every index and unique key a record derives must exist (unique keys naming the record). */
 async function checkIndexEntries(kv: KvStore, decl: ResourceDecl, records: Entity[], opts: ScanOptions): Promise<void> {
-  const wanted = records.flatMap((record) => indexedEntries(decl, record).map((entry) => ({ record, ...entry })));
-  const stored = await kv.getMany(wanted.map((w) => w.key));
+  const wanted: { record: Entity; key: string; unique?: string }[] = [];
+  for (const record of records) {
+    if (opts.slicer.due()) await opts.slicer.pause();
+    for (const entry of indexedEntries(decl, record)) wanted.push({ record, ...entry });
+  }
+  const stored = await getManySliced(kv, wanted.map((w) => w.key), opts.slicer);
   const holders = wanted.map((w, i) => (w.unique !== undefined && stored[i] !== undefined && stored[i] !== w.unique ? stored[i]! : undefined));
   const holderIds = [...new Set(holders.filter((h): h is string => h !== undefined))];
-  const holderRaw = await kv.getMany(holderIds.map((h) => recordKey(decl.kind, h)));
+  const holderRaw = await getManySliced(kv, holderIds.map((h) => recordKey(decl.kind, h)), opts.slicer);
   const holderRecords = new Map(holderIds.map((h, i) => [recordKey(decl.kind, h), holderRaw[i]]));
   for (const [i, w] of wanted.entries()) {
     if (opts.slicer.due()) await opts.slicer.pause();
@@ -164,14 +172,26 @@ async function checkIndexEntries(kv: KvStore, decl: ResourceDecl, records: Entit
   }
 }
 
+/** kv.getMany in calls of at most GET_MANY keys, yielding between them at the slicer's pace. */
+async function getManySliced(kv: KvStore, keys: string[], slicer: TimeSlicer): Promise<(string | undefined)[]> {
+  if (keys.length <= GET_MANY) return keys.length === 0 ? [] : kv.getMany(keys);
+  const out: (string | undefined)[] = [];
+  for (let at = 0; at < keys.length; at += GET_MANY) {
+    if (slicer.due()) await slicer.pause();
+    for (const value of await kv.getMany(keys.slice(at, at + GET_MANY))) out.push(value);
+  }
+  return out;
+}
+
 /** Every reference (declared refs, cascade parents, id lists, role-list `@id`s) must exist. */
 async function checkReferences(kv: KvStore, decl: ResourceDecl, records: Entity[], opts: ScanOptions): Promise<void> {
   const rules = refRules(decl);
   const asked: { record: Entity; rule: (typeof rules)[number]; id: string }[] = [];
   for (const record of records) {
+    if (opts.slicer.due()) await opts.slicer.pause();
     for (const rule of rules) for (const id of referencedIds(rule, record)) asked.push({ record, rule, id });
   }
-  const found = await kv.getMany(asked.map((a) => recordKey(a.rule.target, a.id)));
+  const found = await getManySliced(kv, asked.map((a) => recordKey(a.rule.target, a.id)), opts.slicer);
   const missing = new Map<string, { record: Entity; rule: (typeof rules)[number]; ids: Set<string> }>();
   for (const [i, a] of asked.entries()) {
     if (opts.slicer.due()) await opts.slicer.pause();
@@ -232,7 +252,7 @@ async function checkKeysOneByOne(kv: KvStore, family: string, range: { gte: stri
     const sets = new Map<string, ReadonlySet<string> | undefined>();
     for (const recordKey of named) if (recordKey !== undefined && !sets.has(recordKey)) sets.set(recordKey, derived.get(recordKey));
     const unread = [...sets].filter(([, set]) => set === undefined).map(([recordKey]) => recordKey);
-    const raws = await kv.getMany(unread);
+    const raws = await getManySliced(kv, unread, opts.slicer);
     for (const [i, recordKey] of unread.entries()) {
       if (opts.slicer.due()) await opts.slicer.pause();
       sets.set(recordKey, derived.add(recordKey, raws[i]));

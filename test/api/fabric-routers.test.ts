@@ -88,6 +88,35 @@ describe('GET /fabric/v1/routers', () => {
     assert.ok(names(page).includes('er-000250-transit'), names(page).join());
   });
 
+  /** Every router, page by page, and the first page's meta. */
+  async function paged(query: string): Promise<{ items: unknown[]; meta: any }> {
+    const items: unknown[] = [];
+    let meta: any;
+    for (let offset = 0; ; offset += 100) {
+      const res = await fabric.get(`/routers?${query}&limit=100&offset=${offset}`, node.adminToken);
+      assert.equal(res.status, 200, res.text);
+      meta ??= res.body.meta;
+      items.push(...(res.body.data as unknown[]));
+      if (offset + 100 >= res.body.meta.pagination.totalCount) return { items, meta };
+    }
+  }
+
+  for (const [name, query, offset] of [
+    ['by name', '', 0],
+    ['by name descending, from an offset', 'sort=name%20desc', 250],
+    ['filtered, by creation time', `filter=${encodeURIComponent('name contains "1" sort by createdAt desc')}`, 3],
+  ] as const) {
+    it(`limit=-1 streams the bytes of the merged list built whole: ${name}`, async () => {
+      const { items, meta } = await paged(query);
+      assert.ok(items.length > 100, `only ${items.length} routers`);
+      const res = await fabric.get(`/routers?${query}${query ? '&' : ''}limit=-1${offset ? `&offset=${offset}` : ''}`, node.adminToken);
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.headers.get('content-length'), null, 'the unpaged answer is streamed');
+      const whole = { data: items.slice(offset), meta: { ...meta, pagination: { limit: NO_LIMIT_REPORTED, offset, totalCount: items.length } } };
+      assert.equal(res.text, JSON.stringify(whole).replace(`"limit":"${NO_LIMIT_REPORTED}"`, `"limit":${NO_LIMIT_REPORTED}`));
+    });
+  }
+
   it('merges both kinds in the order asked for', async () => {
     const res = await fabric.get('/routers?limit=3&sort=name%20desc', node.adminToken);
     assert.equal(res.status, 200, res.text);

@@ -117,6 +117,38 @@ describe('unpaged client API lists', () => {
   });
 });
 
+describe('client lists of edge routers (never paged)', () => {
+  const FIELDS = ['id', 'createdAt', 'updatedAt', 'tags', '_links', 'name', 'hostname', 'supportedProtocols', 'syncStatus', 'isOnline', 'cost', 'noTraversal', 'disabled', 'appData'];
+  const pick = (r: Record<string, unknown>) => Object.fromEntries(FIELDS.filter((f) => f in r).map((f) => [f, r[f]]));
+
+  before(async () => {
+    // More routers than one chunk of a small list; half of them serve the services too.
+    for (let i = 0; i < 40; i++) await create('/edge-routers', { name: `unpaged-er-${String(i).padStart(2, '0')}`, roleAttributes: i % 2 ? ['unpaged-er'] : ['unpaged-er-only'] });
+    await create('/edge-router-policies', { name: 'unpaged-erp-only', semantic: 'AnyOf', identityRoles: ['#all'], edgeRouterRoles: ['#unpaged-er-only'] });
+  });
+
+  it('GET /current-identity/edge-routers streams the bytes of the list built whole', async () => {
+    const all = (await paged(node.mgmt, `/identities/${user.id}/edge-routers`, admin())) as Record<string, unknown>[];
+    assert.ok(all.length > 40, `only ${all.length} routers`);
+    const res = await node.client.get('/current-identity/edge-routers', user.token);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers.get('content-length'), null, 'the list is streamed');
+    const meta = { ...API_META, pagination: { limit: all.length, offset: 0, totalCount: all.length } };
+    assert.equal(res.text, JSON.stringify({ data: all.map(pick), meta }));
+  });
+
+  it('GET /services/{id}/edge-routers streams the routers both the caller and the service may use', async () => {
+    const mine = new Set(((await paged(node.mgmt, `/identities/${user.id}/edge-routers`, admin())) as { id: string }[]).map((r) => r.id));
+    const serving = (await paged(node.mgmt, `/services/${ids.service}/edge-routers`, admin())) as Record<string, unknown>[];
+    const both = serving.filter((r) => mine.has(r.id as string));
+    assert.ok(both.length > 10 && both.length < mine.size, `${both.length} of ${mine.size}`);
+    const res = await node.client.get(`/services/${ids.service}/edge-routers`, user.token);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers.get('content-length'), null, 'the list is streamed');
+    assert.equal(res.text, JSON.stringify({ data: { edgeRouters: both.map(pick) }, meta: API_META }));
+  });
+});
+
 describe('unpaged config related lists', () => {
   it('GET /config-types/{id}/configs?limit=-1 answers what paging gives', async () => {
     await assertStreamsAsPaged(node.mgmt, `/config-types/${ids.configType}/configs`, admin(), SERVICES);

@@ -4,8 +4,9 @@
 
 import type { Context } from 'koa';
 import { ApiError } from '../../errors.js';
-import { sendData } from '../envelope.js';
-import { readPages, sendList } from '../list-answer.js';
+import { API_META, dataStreamTail, sendData } from '../envelope.js';
+import { openList, pageItems, sendItemStream } from '../item-stream.js';
+import { sendList } from '../list-answer.js';
 import { requireCaller, type Caller } from '../middleware/session.js';
 import type { NodeClient } from '../node-client.js';
 import { listParams, viewer } from './resource-routes.js';
@@ -54,7 +55,9 @@ export const CLIENT_DISCOVERY_ROUTES: readonly HandRoute[] = [
     summary: 'Return this list of Edge Routers the identity has access to',
     handler: async (ctx, { node }) => {
       const routers = await callerEdgeRouters(ctx, node, requireCaller(ctx));
-      sendData(ctx, routers, { pagination: { limit: routers.length, offset: 0, totalCount: routers.length } });
+      const shown = { n: 0 };
+      const items = pageItems(routers.batches, 0, (r) => pick(r, EDGE_ROUTER_FIELDS), shown);
+      sendItemStream(ctx, items, () => dataStreamTail({ pagination: { limit: shown.n, offset: 0, totalCount: shown.n } }), [routers]);
     },
   },
   {
@@ -63,10 +66,12 @@ export const CLIENT_DISCOVERY_ROUTES: readonly HandRoute[] = [
     handler: async (ctx, { node }) => {
       const caller = requireCaller(ctx);
       await requireServiceAccess(node, caller, ctx.params.id);
-      const mine = new Map((await callerEdgeRouters(ctx, node, caller)).map((r) => [r.id, r]));
-      const serving = await readPages(node, { op: 'related', parent: { kind: 'services', id: ctx.params.id }, kind: 'edge-routers', params: {}, viewer: {} });
-      const both = serving.items.filter((r) => mine.has(r.id)).map((r) => pick(r, EDGE_ROUTER_FIELDS));
-      sendData(ctx, { edgeRouters: both });
+      // The caller's routers are kept as ids only; the service's stream through them.
+      const mine = new Set<unknown>();
+      for await (const batch of (await callerEdgeRouters(ctx, node, caller)).batches) for (const r of batch) mine.add(r.id);
+      const serving = await openList(node, { op: 'related', parent: { kind: 'services', id: ctx.params.id }, kind: 'edge-routers', params: UNPAGED, viewer: {} });
+      const items = pageItems(serving.batches, 0, (r) => (mine.has(r.id) ? pick(r, EDGE_ROUTER_FIELDS) : undefined), { n: 0 });
+      sendItemStream(ctx, items, () => `]},"meta":${JSON.stringify(API_META)}}`, [serving], '{"data":{"edgeRouters":[');
     },
   },
   {
@@ -85,10 +90,11 @@ export const CLIENT_DISCOVERY_ROUTES: readonly HandRoute[] = [
   },
 ];
 
-/** The edge routers the caller's edge router policies give it (as the client API shows them). */
-async function callerEdgeRouters(ctx: Context, node: NodeClient, caller: Caller): Promise<Wire[]> {
-  const routers = await readPages(node, { op: 'related', parent: { kind: 'identities', id: caller.identityId }, kind: 'edge-routers', params: {}, viewer: viewer(ctx) });
-  return routers.items.map((r) => pick(r, EDGE_ROUTER_FIELDS));
+const UNPAGED = { limit: '-1' };
+
+/** The edge routers the caller's edge router policies give it, as they stream. */
+function callerEdgeRouters(ctx: Context, node: NodeClient, caller: Caller) {
+  return openList(node, { op: 'related', parent: { kind: 'identities', id: caller.identityId }, kind: 'edge-routers', params: UNPAGED, viewer: viewer(ctx) });
 }
 
 /** 404 unless the caller may dial or bind the service (the client API's service read). */

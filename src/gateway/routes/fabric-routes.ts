@@ -5,10 +5,12 @@
 import type { Context } from 'koa';
 import { newId } from '../../domain/ids.js';
 import { NO_LIMIT_REPORTED, parsePagingParam, resolvePaging, type PageRequest } from '../../domain/paging.js';
-import { parseSortParam, readPath, sortComparator } from '../../domain/query/index.js';
+import { MAX_FILTER_LENGTH, parseSortParam, readPath, sortComparator, type SortKey } from '../../domain/query/index.js';
+import { parseSyntax } from '../../domain/query/parser.js';
 import { resourceOf } from '../../domain/registry.js';
 import { ApiError } from '../../errors.js';
-import { sendCreated, sendData, sendDataJson, sendEmpty } from '../envelope.js';
+import { dataStreamTail, sendCreated, sendData, sendDataJson, sendEmpty } from '../envelope.js';
+import { mergeInOrder, openLists, pageItems, sendItemStream } from '../item-stream.js';
 import { jsonBody } from '../middleware/body.js';
 import { readPages, sendList } from '../list-answer.js';
 import type { NodeClient } from '../node-client.js';
@@ -100,20 +102,50 @@ function fabricRouter(wire: Wire): Wire {
 
 /**
  * Transit and edge routers as one list: each kind is read in its own order up to the end of the
- * requested page (in pages of MAX_LIMIT), the two are merged in that order and the page cut.
+ * requested page (in pages of MAX_LIMIT), the two are merged in that order and the page cut. An
+ * unpaged list (`limit=-1`) merges the two kinds' cursors as they stream.
  */
 async function sendRouters(ctx: Context, node: NodeClient): Promise<void> {
   const requested = listParams(ctx);
   const { limit, offset } = pageOf(requested);
   // Without a sort, both kinds are read by name so that their merge is by name too.
   const sort = requested.sort ?? 'name';
-  const end = limit === 'none' ? Infinity : offset + limit;
-  const kinds = await Promise.all((['routers', 'edge-routers'] as const).map((kind) => readPages(node, { op: 'list', kind, params: { ...requested, sort }, viewer: viewer(ctx) }, end)));
-  const order = sortComparator(parseSortParam(sort, () => ({ type: 'string', sortable: true })), (wire: Wire, field) => readPath(wire, field));
+  const order = sortComparator(mergeOrder(requested.filter, sort), (wire: Wire, field) => readPath(wire, field));
+  if (limit === 'none') return streamRouters(ctx, node, { ...requested, sort, offset: undefined }, offset, order);
+  const end = offset + limit;
+  const kinds = await Promise.all(ROUTER_KINDS.map((kind) => readPages(node, { op: 'list', kind, params: { ...requested, sort }, viewer: viewer(ctx) }, end)));
   const merged = kinds.flatMap((k) => k.items).sort(order);
   const totalCount = kinds.reduce((sum, k) => sum + k.total, 0);
   const page = merged.slice(offset, end).map(fabricRouter);
-  sendData(ctx, page, { pagination: { limit: reportedLimit(limit), offset, totalCount }, filterableFields: kinds[0].filterableFields });
+  sendData(ctx, page, { pagination: { limit, offset, totalCount }, filterableFields: kinds[0].filterableFields });
+}
+
+const ROUTER_KINDS = ['routers', 'edge-routers'] as const;
+
+const ANY_FIELD = () => ({ type: 'string' as const, sortable: true });
+
+/** The order each kind's list comes in, so the merge's: a sort in the filter wins over the sort
+ * parameter, as on every list. A filter that does not parse is left to the kinds' lists (400). */
+function mergeOrder(filter: string | undefined, sort: string): SortKey[] {
+  try {
+    const inFilter = filter === undefined || filter.length > MAX_FILTER_LENGTH ? [] : parseSyntax(filter).sort;
+    if (inFilter.length > 0) return inFilter;
+  } catch {
+    // The kinds' own lists answer the 400.
+  }
+  return parseSortParam(sort, ANY_FIELD);
+}
+
+/** Both kinds' unpaged lists (from offset 0: the offset applies to the merge), merged as they
+ * are read, the first `offset` skipped: the bytes of the list built whole. */
+async function streamRouters(ctx: Context, node: NodeClient, params: ListParams, offset: number, order: (a: Wire, b: Wire) => number): Promise<void> {
+  const kinds = await openLists(node, ROUTER_KINDS.map((kind) => ({ op: 'list' as const, kind, params, viewer: viewer(ctx) })));
+  const shown = { n: 0 };
+  const items = pageItems(mergeInOrder(kinds.map((k) => k.batches), order), offset, fabricRouter, shown);
+  sendItemStream(ctx, items, () => {
+    const totalCount = kinds.reduce((sum, k) => sum + k.total(), 0);
+    return dataStreamTail({ pagination: { limit: NO_LIMIT_REPORTED, offset, totalCount }, filterableFields: kinds[0].meta.filterableFields ?? [] });
+  }, kinds);
 }
 
 /** limit / offset of a merged list by the rules of every list (400 INVALID_PAGINATION when not integers). */

@@ -260,6 +260,20 @@ describe('data integrity check', () => {
     assert.ok(slicer.yields > 10, `the check yielded ${slicer.yields} times`);
   });
 
+  it('asks the store for at most 512 keys a call, however many keys a chunk of records derives', async () => {
+    const { proposer, kv, replica } = await setup();
+    const attrs = (n: number) => Array.from({ length: 3_000 }, (_, i) => `attr-${n}-${i}`);
+    await proposer.propose(Array.from({ length: 4 }, (_, n) => create('identities', identity(`wide-${n}`, attrs(n)))), AT);
+    const asked: number[] = [];
+    const watched = delegatingKv(kv, { getMany: (keys) => (asked.push(keys.length), kv.getMany(keys)) });
+    const problems: IntegrityProblem[] = [];
+    await checkIntegrity(watched, { counts: (kind) => replica.count(kind), onProblem: (p) => void problems.push(p) });
+    assert.deepEqual(problems, []);
+    // The four identities' 12,000 role-attribute keys are one chunk of records: read in pieces.
+    assert.ok(asked.reduce((a, b) => a + b, 0) > 12_000, `asked ${asked.length} times`);
+    assert.ok(Math.max(...asked) <= 512, `one getMany asked ${Math.max(...asked)} keys`);
+  });
+
   it('still finds a stale index entry of a wide identity among its valid ones', async () => {
     const { proposer, kv, check } = await setup();
     await proposer.propose([create('identities', identity('wide', Array.from({ length: 5000 }, (_, i) => `attr-${i}`)))], AT);
