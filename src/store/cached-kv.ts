@@ -219,7 +219,7 @@ export class CachedKv implements KvStore {
     if (pending) return pending.value ?? undefined;
     if (this.warm && this.tree && inTree(key)) return this.tree.getAbsent(key);
     const kept = this.values.get(key);
-    if (kept !== undefined) return kept;
+    if (kept !== undefined) return kept ?? undefined;
     return this.disk.getAbsent(key);
   }
 
