@@ -504,16 +504,9 @@ export class ByteLru {
       this.youngBytes += cost - lruCost(key, current);
       return;
     }
-    if (current !== undefined) {
-      // Too large for its generation now: into a new one (addYoung ages this one).
-      this.young.delete(key);
-      this.youngBytes -= lruCost(key, current);
-    }
-    const aged = this.old.get(key);
-    if (aged !== undefined) {
-      this.old.delete(key);
-      this.oldBytes -= lruCost(key, aged);
-    }
+    // New, aged, or too large for its generation now: out of both, into the young one (addYoung
+    // ages the young generation when it is full).
+    this.delete(key);
     this.addYoung(key, value);
   }
 
