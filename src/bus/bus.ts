@@ -94,6 +94,7 @@ export interface ErrorReply {
 }
 
 export interface Subscription {
+  /** Stops taking messages; one already on its way to this subscription is still handled. */
   unsubscribe(): Promise<void>;
 }
 

@@ -53,6 +53,31 @@ test('nats-bus - a local subject answers its own process without the network, ot
   }
 });
 
+test('nats-bus - a request already routed to a member that stops serving is still answered', async () => {
+  if (!server) throw new Error('nats-server did not start');
+  const a = await NatsBus.connect(server.url, { name: 'leaving-member', onEventError: quiet });
+  try {
+    // One connection requests, then stops serving: the server reads the request before the
+    // UNSUB and hands it to the subscription, but the message reaches the client only after
+    // the client gave the subscription up. Dropped there, the request would wait for its
+    // timeout; drained, it is handled and answered.
+    let handled = 0;
+    const sub = await a.serve('leaving.shard', async (msg) => {
+      handled++;
+      return { echo: msg };
+    }, { queue: 'leaving' });
+    const answer = a.request('leaving.shard', { n: 1 }, { timeoutMs: 3_000 });
+    await sub.unsubscribe();
+    assert.deepEqual(await answer, { echo: { n: 1 } });
+    assert.equal(handled, 1);
+    // Once unsubscribed, nothing more reaches it.
+    await assert.rejects(a.request('leaving.shard', { n: 2 }, { timeoutMs: 500 }), (err: unknown) => err instanceof ApiError && err.code === 'SERVICE_UNAVAILABLE');
+    assert.equal(handled, 1);
+  } finally {
+    await a.close();
+  }
+});
+
 test('nats-bus - a subject served local while connected answers here only while NATS is reached', async () => {
   const own = await startNatsServer();
   const a = await NatsBus.connect(own.url, { name: 'local-while-connected', onEventError: quiet });
