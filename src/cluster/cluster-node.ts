@@ -60,8 +60,10 @@ const REPLICA_GROWTH_MS = 60_000;
  * GET costs a node); pacing bounds them at 200 a second per node for at most 5 ms of added
  * wait (BENCHMARKS.md, "A three-node cluster on one machine"). */
 const BARRIER_GAP_MS = 5;
-/** How long a command waits for its shard to get an owner again after a node died (ms). */
-const HANDOVER_MS = 8_000;
+/** How long after its request reached the node a command waits for its shard to get an owner
+ * again after a node died (ms; then 503, nothing written): within the 5 s answer bound
+ * (NodeClient), and past the 3 s after which a dead node's shards move. */
+const HANDOVER_MS = 5_000;
 /** How long after it was proposed a command may still be stored (ms; see Command.expires). */
 export const COMMAND_TTL_MS = 8_000;
 

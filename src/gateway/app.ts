@@ -15,6 +15,7 @@ import { LoginLimiter, loginLimiterMiddleware } from './middleware/login-limiter
 import { LoginThrottle, loginThrottleMiddleware } from './middleware/login-throttle.js';
 import { sessionMiddleware } from './middleware/session.js';
 import { NodeClient, type NodeClientOptions } from './node-client.js';
+import { withArrival } from './request-arrival.js';
 import { CLIENT_API, FABRIC_API, MANAGEMENT_API, mountApi } from './routes/index.js';
 import { FABRIC_PATH } from './routes/fabric-routes.js';
 import { addMetricsRoute } from './routes/metrics-route.js';
@@ -88,7 +89,7 @@ export function createGateway(opts: GatewayOptions): Koa {
     ctx.state.requestId = randomUUID();
     ctx.set('server', `weft-controller/${PRODUCT_VERSION}`);
     try {
-      await next();
+      await withArrival(Date.now(), next);
     } finally {
       opts.onRequest?.(report(ctx, performance.now() - started));
     }

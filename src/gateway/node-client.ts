@@ -10,6 +10,7 @@ import type { ResourceDecl } from '../domain/resource.js';
 import { ApiError, fromWire, NO_RESPONDERS, NOT_STORED, type WireError } from '../errors.js';
 import type { IdentityOp, IdentityPayload, IdentityReply } from '../protocol/v1/identity-commands.js';
 import type { AnyQuery, QueryReply, QueryRequest } from '../protocol/v1/query-messages.js';
+import { requestArrival } from './request-arrival.js';
 
 function causeCode(err: ApiError): unknown {
   return (err.apiCause as { code?: unknown } | undefined)?.code;
@@ -40,7 +41,7 @@ export interface NodeClientOptions {
    * so that what follows reads the write (for at most `maxMs` when given). */
   waitApplied?: (seq: number, maxMs?: number) => Promise<void>;
   /** While a shard has no owner (a node died or joined; ownership moves), a command is tried
-   * again for up to this many ms. 0 = fail at once. */
+   * again for up to this many ms after its request reached the node. 0 = fail at once. */
   handoverMs?: number;
   /** Cluster mode: finds the outcome of a command whose answer was lost, by its request id,
    * knowing that nothing proposed for it can be stored after `settledBy` (epoch ms). */
@@ -85,10 +86,11 @@ const COMMAND_TIMEOUT_MS = 10_000;
  * JetStream refuses it (503 NATS_UNREACHABLE), so that answers stay within a few seconds while
  * the log fails over; each of these wrote nothing (ms). */
 const PROPOSE_WITHIN_MS = 2_000;
-/** After a write is done, how long since the command started the requester waits for its own
- * replica to apply it before answering anyway (the next request's read barrier waits for it). */
+/** After a write is done, how long since its request reached the node the requester waits for
+ * its own replica to apply it before answering anyway (the next request's read barrier waits for it). */
 const ANSWER_WAIT_MS = 3_500;
-/** How long after its start a command that may have been stored is waited for (ms). Past it,
+/** How long after its request reached the node (or its own start, outside a request) a command
+ * that may have been stored is waited for (ms). Past it,
  * while the log has not told whether it was stored (a NATS server died with the append on its
  * way: JetStream elects a new stream leader, 5 to 15 s), the answer is 504 `OUTCOME_UNKNOWN`
  * instead of a wait of up to 19 s (the command timeout plus the expiry) that clients would not
@@ -151,15 +153,18 @@ export class NodeClient {
     return this.commandInCluster(subject, msg, shardOf(decl.actor === 'entity' ? id : decl.kind, DEFAULT_SHARD_COUNT)) as Promise<T>;
   }
 
-  /** A command in a cluster. Past OUTCOME_WAIT_MS, a command that may have been stored is
+  /** A command in a cluster. Past OUTCOME_WAIT_MS after its request reached the node, a command that may have been stored is
    * answered 504 OUTCOME_UNKNOWN when its outcome waits for the log: its answer was lost (this
    * node lost NATS since sending it, or recovery waits for the log), or the log cannot be read
    * now (no stream leader, no NATS). A
    * command that is only slow while the log answers (a busy owner) is waited for as before. */
   private async commandInCluster(subject: string, body: Record<string, unknown>, shard: number): Promise<unknown> {
-    const started = Date.now();
+    // Counted from the request's arrival: a read barrier that waited before the command does
+    // not push its answer later. A command started after OUTCOME_WAIT_MS - RECHECK_MS (the
+    // barrier waits at most 3.5 s) decides once the log answered or gave up (1.5 s).
+    const arrived = Math.min(Date.now(), requestArrival() ?? Infinity);
     const phase: CommandPhase = { sent: false, recovering: false };
-    const answering = this.answerInCluster(subject, body, shard, started, phase);
+    const answering = this.answerInCluster(subject, body, shard, arrived, phase);
     let timer: NodeJS.Timeout | undefined;
     let settled = false;
     const unknown = new Promise<never>((_, reject) => {
@@ -178,7 +183,7 @@ export class NodeClient {
           message: 'the cluster log has not told yet whether this write was stored (it is failing over); it may have been: read it back before sending it again',
         }));
       };
-      const decideAt = started + (this.opts.outcomeWaitMs ?? OUTCOME_WAIT_MS);
+      const decideAt = arrived + (this.opts.outcomeWaitMs ?? OUTCOME_WAIT_MS);
       timer = setTimeout(() => void check(decideAt), Math.max(0, decideAt - RECHECK_MS - Date.now()));
     });
     answering.catch(() => undefined);
@@ -191,8 +196,8 @@ export class NodeClient {
     }
   }
 
-  private async answerInCluster(subject: string, body: Record<string, unknown>, shard: number, started: number, phase: CommandPhase): Promise<unknown> {
-    const handoverEnds = started + (this.opts.handoverMs ?? 0);
+  private async answerInCluster(subject: string, body: Record<string, unknown>, shard: number, arrived: number, phase: CommandPhase): Promise<unknown> {
+    const handoverEnds = arrived + (this.opts.handoverMs ?? 0);
     const rid = randomUUID();
     let deadline = 0;
     /** The first delivery's reply once the command was sent again (see deliver()). */
@@ -215,7 +220,6 @@ export class NodeClient {
         phase.sent = true;
         delivered = await this.deliver(subject, msg, deadline, shard, superseded);
       } catch (err) {
-
         // Nobody serves the shard: this delivery was not made, so asking again is safe.
         if (isNoResponders(err) && Date.now() + pause <= handoverEnds) {
           await new Promise((resolve) => setTimeout(resolve, pause));
@@ -246,7 +250,7 @@ export class NodeClient {
       }
       // The write is done: a wait that fails now (this node fell behind) must not turn its
       // answer into a failure. The next request's read barrier still waits for the write.
-      if (reply.seq > 0) await this.opts.waitApplied?.(reply.seq, Math.max(0, started + ANSWER_WAIT_MS - Date.now())).catch(() => undefined);
+      if (reply.seq > 0) await this.opts.waitApplied?.(reply.seq, Math.max(0, arrived + ANSWER_WAIT_MS - Date.now())).catch(() => undefined);
       return reply.answer;
     }
   }

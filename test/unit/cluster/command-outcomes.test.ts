@@ -9,6 +9,7 @@ import type { Command } from '../../../src/domain/commands.js';
 import { resourceOf } from '../../../src/domain/registry.js';
 import { ApiError } from '../../../src/errors.js';
 import { NodeClient, type RecoveredOutcome } from '../../../src/gateway/node-client.js';
+import { withArrival } from '../../../src/gateway/request-arrival.js';
 import { MemoryKv } from '../../../src/store/memory-kv.js';
 import { Replica } from '../../../src/store/replica.js';
 import { record } from '../../support/memory-store.js';
@@ -131,6 +132,14 @@ describe('NodeClient in a cluster: an outcome the log has not told yet', () => {
     const bus = { request: () => ((losses = 1), new Promise(() => {})) } as unknown as Bus;
     const client = new NodeClient(bus, 'n1', DEFAULT_CLUSTER_SCOPE, { recover: async () => 'none', logReadable: async () => true, connectionLosses: () => losses, outcomeWaitMs: 20 });
     await assert.rejects(client.command(identities, 'patch', 'x', { body: {} }), isOutcomeUnknown);
+  });
+
+  it('counts the wait from when the request reached the node: a wait before the command does not push the answer later', async () => {
+    const bus = { request: () => new Promise(() => {}) } as unknown as Bus;
+    // A minute: counted from the command's start, the test would time out waiting for it.
+    const client = new NodeClient(bus, 'n1', DEFAULT_CLUSTER_SCOPE, { recover: async () => 'none', logReadable: async () => false, outcomeWaitMs: 60_000 });
+    const arrivedAMinuteAgo = Date.now() - 60_000;
+    await assert.rejects(withArrival(arrivedAMinuteAgo, () => client.command(identities, 'create', 'late-id', { body: {} })), isOutcomeUnknown);
   });
 
   it('waits for a slow owner while the log can be read, and gives its answer', async () => {
