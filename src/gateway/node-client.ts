@@ -54,6 +54,8 @@ export interface NodeClientOptions {
   connectionLosses?: () => number;
   /** Overrides OUTCOME_WAIT_MS (tests). */
   outcomeWaitMs?: number;
+  /** Overrides RECHECK_MS (tests). */
+  recheckMs?: number;
   /** Cluster mode: how long after its deadline a command may still be stored (ms). */
   commandTtlMs?: number;
   /** Cluster mode: watches the node that owns `shard` now; `gone` resolves once it is declared
@@ -100,6 +102,9 @@ const OUTCOME_WAIT_MS = 4_000;
  * 1.5 s), and, past OUTCOME_WAIT_MS, how often a command still waiting for its owner checks the
  * log again (ms). */
 const RECHECK_MS = 1_500;
+/** Past OUTCOME_WAIT_MS, how often a command still waiting looks whether its answer was lost
+ * meanwhile (ms): it is then answered OUTCOME_UNKNOWN at once, within the 5 s bound. */
+const LOST_POLL_MS = 200;
 
 /** How far a command in a cluster has got: sent to an owner; waiting for the log to tell its
  * outcome because its answer was lost. */
@@ -168,23 +173,32 @@ export class NodeClient {
     let timer: NodeJS.Timeout | undefined;
     let settled = false;
     const unknown = new Promise<never>((_, reject) => {
-      // Each check asks the log as it begins and decides `RECHECK_MS` later (the first one at
-      // OUTCOME_WAIT_MS), so the question's own timeout does not delay the answer.
-      const check = async (decideAt: number) => {
+      // In a hand-over nothing was sent yet: that wait is bounded on its own and wrote nothing.
+      const answerLost = () => phase.sent && (phase.recovering || (this.opts.connectionLosses?.() ?? 0) !== (phase.lossesAtSend ?? 0));
+      const sleep = (ms: number) => new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))));
+      const unknownNow = () => reject(new ApiError('TIMEOUT', {
+        code: OUTCOME_UNKNOWN,
+        message: 'the cluster log has not told yet whether this write was stored (it is failing over); it may have been: read it back before sending it again',
+      }));
+      // Each check asks the log as it begins and decides `recheckMs` later (the first one at
+      // OUTCOME_WAIT_MS), so the question's own timeout does not delay the answer. Past the
+      // first, an answer lost meanwhile (recovery began, NATS was lost) is answered within
+      // LOST_POLL_MS rather than at the next check.
+      const recheckMs = this.opts.recheckMs ?? RECHECK_MS;
+      const check = async (decideAt: number, first: boolean) => {
         const readable = this.opts.logReadable?.() ?? Promise.resolve(true);
-        await new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, decideAt - Date.now()))));
-        // In a hand-over nothing was sent yet: that wait is bounded on its own and wrote nothing.
-        const answerLost = phase.recovering || (this.opts.connectionLosses?.() ?? 0) !== (phase.lossesAtSend ?? 0);
-        const waitsForLog = phase.sent && (answerLost || !(await readable));
+        while (Date.now() < decideAt) {
+          await sleep(first ? decideAt - Date.now() : Math.min(LOST_POLL_MS, decideAt - Date.now()));
+          if (settled) return;
+          if (!first && answerLost()) return unknownNow();
+        }
+        const waitsForLog = answerLost() || (phase.sent && !(await readable));
         if (settled) return;
-        if (!waitsForLog) return void check(Date.now() + RECHECK_MS);
-        reject(new ApiError('TIMEOUT', {
-          code: OUTCOME_UNKNOWN,
-          message: 'the cluster log has not told yet whether this write was stored (it is failing over); it may have been: read it back before sending it again',
-        }));
+        if (!waitsForLog) return void check(Date.now() + recheckMs, false);
+        unknownNow();
       };
       const decideAt = arrived + (this.opts.outcomeWaitMs ?? OUTCOME_WAIT_MS);
-      timer = setTimeout(() => void check(decideAt), Math.max(0, decideAt - RECHECK_MS - Date.now()));
+      timer = setTimeout(() => void check(decideAt, true), Math.max(0, decideAt - recheckMs - Date.now()));
     });
     answering.catch(() => undefined);
     unknown.catch(() => undefined);

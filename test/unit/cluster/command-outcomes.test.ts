@@ -142,6 +142,24 @@ describe('NodeClient in a cluster: an outcome the log has not told yet', () => {
     await assert.rejects(withArrival(arrivedAMinuteAgo, () => client.command(identities, 'create', 'late-id', { body: {} })), isOutcomeUnknown);
   });
 
+  it('answers 504 OUTCOME_UNKNOWN at once when the answer is lost after the first check, not at the next one', async () => {
+    let lose: (err: unknown) => void = () => {};
+    const bus = { request: () => new Promise((_, reject) => (lose = reject)) } as unknown as Bus;
+    let checks = 0;
+    // The next check a minute later: waiting for it, the test would time out.
+    const client = new NodeClient(bus, 'n1', DEFAULT_CLUSTER_SCOPE, {
+      recover: () => new Promise<RecoveredOutcome>(() => {}),
+      logReadable: async () => {
+        if (++checks === 2) lose(new ApiError('TIMEOUT'));
+        return true;
+      },
+      outcomeWaitMs: 20,
+      recheckMs: 60_000,
+    });
+    await assert.rejects(client.command(identities, 'create', 'lost-id', { body: {} }), isOutcomeUnknown);
+    assert.equal(checks, 2, 'the answer was lost after the first check');
+  });
+
   it('waits for a slow owner while the log can be read, and gives its answer', async () => {
     let answer: (reply: unknown) => void = () => {};
     const bus = { request: () => new Promise((resolve) => (answer = resolve)) } as unknown as Bus;
