@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { readFrom, sizeOf } from './logged-process.js';
 import type { ApiClient } from './test-node.js';
 
 /** One create of the load: its name, when it started, how long it took, what came back. */
@@ -168,6 +169,84 @@ export function lateAnswers(outcomes: WriteOutcome[], since: number, limitMs: nu
   return outcomes
     .filter((o) => o.status !== undefined && o.startedAt >= since + graceMs && o.ms > limitMs)
     .map((o) => `${o.name}: ${o.status} after ${o.ms} ms, ${o.startedAt + o.ms - since} ms after the kill`);
+}
+
+/** How soon a node answers a write once its request reached it, also while a node or a NATS
+ * server fails (docs/architecture.md, "Answers within 5 s"): the bound the fault tests check. */
+export const ANSWER_BOUND_MS = 5_000;
+/** What the tests allow on top at the node: its timers and its access log run late on a loaded
+ * two-core machine. */
+const NODE_MARGIN_MS = 500;
+/** What the tests allow on top at the client: the balancer's retry after a node's port closed
+ * (HAProxy waits 1 s, its connect timeout, before it tries again) and the way there and back. */
+const BALANCER_MARGIN_MS = 1_500;
+
+/** One identity write (POST, PATCH, DELETE) as a node's access log tells it: `ms` counts from
+ * when the request reached the node until its answer. */
+export interface NodeWrite {
+  node: string;
+  method: string;
+  route: string;
+  status?: number;
+  ms: number;
+  time?: string;
+  requestId?: string;
+}
+
+/** The identity writes in the access log lines of `logs` (each node's name and what it wrote). */
+export function nodeWrites(logs: Array<{ name: string; text: string }>): NodeWrite[] {
+  const writes: NodeWrite[] = [];
+  for (const { name, text } of logs) {
+    for (const line of text.split('\n')) {
+      if (!line.includes('"msg":"request"')) continue;
+      let entry: { method?: string; route?: string; status?: number; ms?: number; time?: string; requestId?: string };
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        continue; // a line cut by a kill
+      }
+      if (!/^(POST|PATCH|DELETE)$/.test(entry.method ?? '') || !/\/identities(\/:id)?$/.test(entry.route ?? '')) continue;
+      writes.push({ node: name, method: entry.method!, route: entry.route!, status: entry.status, ms: entry.ms ?? 0, time: entry.time, requestId: entry.requestId });
+    }
+  }
+  return writes;
+}
+
+/** Marks where each node's stdout ends now; the function returned reads what each wrote since
+ * (for boundProblems). */
+export function markLogs(nodes: ReadonlyArray<{ name: string; outPath: string }>): () => Array<{ name: string; text: string }> {
+  const marks = nodes.map((node) => ({ node, at: sizeOf(node.outPath) }));
+  return () => marks.map(({ node, at }) => ({ name: node.name, text: readFrom(node.outPath, at) }));
+}
+
+/** Answered writes of a load whose answer took longer than ANSWER_BOUND_MS plus the balancer
+ * margin at the client. */
+export function lateAtClient(outcomes: WriteOutcome[]): string[] {
+  return outcomes
+    .filter((o) => o.status !== undefined && o.ms > ANSWER_BOUND_MS + BALANCER_MARGIN_MS)
+    .map((o) => `${o.name}: ${o.status}${o.code ? ` ${o.code}` : ''} after ${o.ms} ms`);
+}
+
+/** The writes answered later than the bound, at the nodes (from the access logs in `logs`, see
+ * markLogs) and at the client (the load's outcomes), as problems to report. */
+export function boundProblems(outcomes: WriteOutcome[], logs: Array<{ name: string; text: string }>): string[] {
+  const problems: string[] = [];
+  const writes = nodeWrites(logs);
+  if (writes.length === 0) problems.push('no identity write found in the nodes\' access logs: the bound was not checked');
+  const late = writes.filter((w) => w.ms > ANSWER_BOUND_MS + NODE_MARGIN_MS);
+  if (late.length > 0) {
+    const shown = late.slice(0, 5).map((w) => `${w.node}: ${w.method} ${w.route} ${w.status} after ${w.ms} ms (at ${w.time}, ${w.requestId})`);
+    problems.push(`${late.length} writes were answered more than ${ANSWER_BOUND_MS} ms after they reached a node: ${shown.join('; ')}`);
+  }
+  const atClient = lateAtClient(outcomes);
+  if (atClient.length > 0) problems.push(`${atClient.length} writes through the balancer were answered later than ${ANSWER_BOUND_MS + BALANCER_MARGIN_MS} ms: ${atClient.slice(0, 5).join('; ')}`);
+  return problems;
+}
+
+/** The slowest identity write at the nodes, for the test's account. */
+export function describeNodeWrites(logs: Array<{ name: string; text: string }>): string {
+  const writes = nodeWrites(logs);
+  return `${writes.length} writes at the nodes, slowest ${Math.max(0, ...writes.map((w) => w.ms))} ms`;
 }
 
 /** Runs a check and returns its failure message instead of throwing (to report every problem of a run at once). */
