@@ -89,7 +89,9 @@ export function createGateway(opts: GatewayOptions): Koa {
     ctx.state.requestId = randomUUID();
     ctx.set('server', `weft-controller/${PRODUCT_VERSION}`);
     try {
-      await withArrival(Date.now(), next);
+      // Only a cluster's commands count from the arrival: an embedded node keeps its requests
+      // out of AsyncLocalStorage (its hooks cost every promise).
+      await (node.clustered ? withArrival(Date.now(), next) : next());
     } finally {
       opts.onRequest?.(report(ctx, performance.now() - started));
     }
