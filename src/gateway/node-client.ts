@@ -88,6 +88,11 @@ const COMMAND_TIMEOUT_MS = 10_000;
  * JetStream refuses it (503 NATS_UNREACHABLE), so that answers stay within a few seconds while
  * the log fails over; each of these wrote nothing (ms). */
 const PROPOSE_WITHIN_MS = 2_000;
+/** A command that began late (after a read barrier that waited) gets less: it is taken up, or
+ * refused as not taken up, by this long after its request reached the node (ms), so that the
+ * refusal comes within the 5 s bound; but never less than MIN_PROPOSE_MS. */
+const PROPOSE_BY_MS = 4_500;
+const MIN_PROPOSE_MS = 500;
 /** After a write is done, how long since its request reached the node the requester waits for
  * its own replica to apply it before answering anyway (the next request's read barrier waits for it). */
 const ANSWER_WAIT_MS = 3_500;
@@ -226,10 +231,12 @@ export class NodeClient {
       if (!superseded) deadline = Date.now() + COMMAND_TIMEOUT_MS;
       let delivered: Delivered;
       try {
-        // Each delivery gets PROPOSE_WITHIN_MS to be taken up: past it the owner answers at once
+        // Each delivery gets PROPOSE_WITHIN_MS to be taken up, but no later than PROPOSE_BY_MS
+        // after its request reached the node (at least MIN_PROPOSE_MS): past it the owner answers at once
         // that nothing was written, unless an append of it may have been stored.
-        const proposeBy = Date.now() + PROPOSE_WITHIN_MS;
-        const msg = { ...body, rid, deadline, proposeBy, proposeWithinMs: PROPOSE_WITHIN_MS, seen: this.opts.appliedSeq?.() ?? 0, ...(superseded ? { attempt: 1 } : {}) };
+        const proposeWithinMs = Math.max(MIN_PROPOSE_MS, Math.min(PROPOSE_WITHIN_MS, arrived + PROPOSE_BY_MS - Date.now()));
+        const proposeBy = Date.now() + proposeWithinMs;
+        const msg = { ...body, rid, deadline, proposeBy, proposeWithinMs, seen: this.opts.appliedSeq?.() ?? 0, ...(superseded ? { attempt: 1 } : {}) };
         if (!phase.sent) phase.lossesAtSend = this.opts.connectionLosses?.();
         phase.sent = true;
         delivered = await this.deliver(subject, msg, deadline, shard, superseded);

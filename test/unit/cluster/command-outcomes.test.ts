@@ -142,6 +142,19 @@ describe('NodeClient in a cluster: an outcome the log has not told yet', () => {
     await assert.rejects(withArrival(arrivedAMinuteAgo, () => client.command(identities, 'create', 'late-id', { body: {} })), isOutcomeUnknown);
   });
 
+  it('gives a command that began late less time to be taken up: refused within the bound from its arrival', async () => {
+    const sent: Array<{ proposeBy: number; proposeWithinMs: number }> = [];
+    const bus = { request: async (_subject: string, msg: { proposeBy: number; proposeWithinMs: number }) => (sent.push(msg), { answer: { id: 'x' }, seq: 0 }) } as unknown as Bus;
+    const client = new NodeClient(bus, 'n1', DEFAULT_CLUSTER_SCOPE, { recover: async () => 'none' });
+    await client.command(identities, 'create', 'x', { body: {} });
+    assert.equal(sent[0].proposeWithinMs, 2_000, 'a command that begins as its request arrives gets the full 2 s');
+    const arrived = Date.now() - 3_000;
+    await withArrival(arrived, () => client.command(identities, 'create', 'y', { body: {} }));
+    assert.ok(sent[1].proposeWithinMs <= 1_500 && sent[1].proposeBy <= arrived + 4_500, `taken up by 4.5 s after arrival: ${JSON.stringify(sent[1])}`);
+    await withArrival(Date.now() - 4_400, () => client.command(identities, 'create', 'z', { body: {} }));
+    assert.equal(sent[2].proposeWithinMs, 500, 'never less than 0.5 s');
+  });
+
   it('answers 504 OUTCOME_UNKNOWN at once when the answer is lost after the first check, not at the next one', async () => {
     let lose: (err: unknown) => void = () => {};
     const bus = { request: () => new Promise((_, reject) => (lose = reject)) } as unknown as Bus;
