@@ -195,11 +195,11 @@ export class NatsBus implements Bus {
    * concurrent requesters on a three-server cluster: 95 requests lost with unsubscribe, none of
    * 36,739 with drain. */
   private async remove(sub: NatsSub): Promise<void> {
-    if (!this.subs.delete(sub) || this.closing || this.nc.isClosed()) return;
+    if (!this.subs.delete(sub) || this.closing || this.nc.isClosed() || sub.isClosed()) return;
     try {
       await sub.drain();
     } catch (err) {
-      if (this.nc.isClosed()) return;
+      if (this.nc.isClosed() || sub.isClosed()) return;
       throw fromNatsError(err);
     }
   }
