@@ -23,6 +23,7 @@ import { enrollmentQueries } from './enrollment-queries.js';
 import { ListCursors } from './list-cursors.js';
 import type { Presenter, Viewer, Wire } from './present.js';
 import { createPresenter } from './presentations.js';
+import { ParsedQueries } from './parsed-queries.js';
 import { RenderCache } from './render-cache.js';
 import { mfaQueries } from './mfa-queries.js';
 import { SessionQueries, type SessionActivity } from './session-queries.js';
@@ -44,6 +45,8 @@ export class QueryHandler {
   private lastChangeAt = new Date().toISOString();
   /** Unpaged lists answered chunk by chunk (`stream` lists, then `listNext`). */
   private readonly cursors = new ListCursors();
+  /** List queries parsed before, by their text. */
+  private readonly parsed = new ParsedQueries();
   /** `meta.filterableFields` of each kind, derived once from its declaration. */
   private readonly filterable = new Map<string, string[]>();
   /** One handler per op of the query family. */
@@ -171,7 +174,7 @@ export class QueryHandler {
     if (!scope && params.roleFilter && params.roleFilter.length > 0) {
       scope = await this.access.roleFilterScope(kind, params.roleFilter, params.roleSemantic);
     }
-    const query = parseListQuery(kind, params);
+    const query = this.parsed.get(kind, params.filter ?? '', params.sort ?? '', () => parseListQuery(kind, params));
     const page = resolvePaging(query, {
       limit: parsePagingParam('limit', params.limit),
       offset: parsePagingParam('offset', params.offset),
