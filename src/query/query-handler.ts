@@ -213,7 +213,7 @@ export class QueryHandler {
   /** `/<parent>/{id}/<child>` as RELATIONS derives it; 404 when the parent is missing. */
   private async related(parent: { kind: string; id: string }, kind: string, params: ListParams, viewer: Viewer, stream = false): Promise<unknown> {
     const scope = await this.access.relationScope(parent, kind, params.policyType);
-    return this.list(kind, params, viewer, scope, stream);
+    return this.list(kind, params, viewer, scope, stream, undefined, true);
   }
 
   private filterableOf(kind: string): string[] {
