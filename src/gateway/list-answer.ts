@@ -4,9 +4,9 @@
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { MAX_LIMIT } from '../domain/paging.js';
-import { DATA_STREAM_HEAD, dataStreamTail, sendData, sendDataStream } from './envelope.js';
+import { DATA_STREAM_HEAD, PAGE_HEAD, dataStreamTail, sendData, sendDataStream, sendPageJson } from './envelope.js';
 import type { NodeClient } from './node-client.js';
-import type { ListCursorReply, QueryRequest, StreamableOp } from '../protocol/v1/query-messages.js';
+import type { ListCursorReply, ListReply, QueryRequest, StreamableOp } from '../protocol/v1/query-messages.js';
 
 type Wire = Record<string, unknown>;
 
@@ -17,9 +17,19 @@ export type MapItem = (item: Wire) => Wire | undefined;
  * whose bytes are what sendData would have written for the whole list. `map`, when given, is
  * applied to every item of either. */
 export async function sendList(ctx: Context, node: NodeClient, msg: Extract<QueryRequest, { op: StreamableOp }>, map?: MapItem): Promise<void> {
-  const reply = await node.query({ ...msg, stream: true as const });
-  if (!('cursor' in reply)) return sendData(ctx, map ? mapItems(reply.data as Wire[], map) : reply.data, reply.meta);
-  sendDataStream(ctx, new ListBody(node, reply, map));
+  const asked = { ...msg, stream: true as const };
+  if (map) {
+    const reply = await node.query(asked);
+    if (!('cursor' in reply)) return sendData(ctx, mapItems(reply.data as Wire[], map), reply.meta);
+    return sendDataStream(ctx, new ListBody(node, reply, map));
+  }
+  // A page is written as the query handler serialised it: its items are neither copied on the
+  // way (the bus hands the text through) nor serialised again here.
+  const text = await node.queryJson(asked);
+  if (text.startsWith(PAGE_HEAD)) return sendPageJson(ctx, text);
+  const reply = JSON.parse(text) as ListReply | ListCursorReply;
+  if (!('cursor' in reply)) return sendData(ctx, reply.data, reply.meta);
+  sendDataStream(ctx, new ListBody(node, reply));
 }
 
 function mapItems(items: Wire[], map: MapItem): Wire[] {

@@ -6,7 +6,7 @@ import { sessionBookkeepingOnly, type Command, type Entity } from '../domain/com
 import { NO_LIMIT_REPORTED, parsePagingParam, resolvePaging } from '../domain/paging.js';
 import { evaluate, parseQuery, parseSortParam, QueryError, type Query } from '../domain/query/index.js';
 import { resolveSymbol } from '../domain/query-symbols.js';
-import { RESOURCES, isKind, declarationOf } from '../domain/registry.js';
+import { RESOURCES, isKind, declarationOf, type Kind } from '../domain/registry.js';
 import { filterableFields } from '../domain/resource.js';
 import { ApiError, invalidFilter } from '../errors.js';
 import { QueryEngine, type Scope } from '../store/query-engine.js';
@@ -23,6 +23,7 @@ import { enrollmentQueries } from './enrollment-queries.js';
 import { ListCursors } from './list-cursors.js';
 import type { Presenter, Viewer, Wire } from './present.js';
 import { createPresenter } from './presentations.js';
+import { ParsedQueries } from './parsed-queries.js';
 import { RenderCache } from './render-cache.js';
 import { mfaQueries } from './mfa-queries.js';
 import { SessionQueries, type SessionActivity } from './session-queries.js';
@@ -44,6 +45,8 @@ export class QueryHandler {
   private lastChangeAt = new Date().toISOString();
   /** Unpaged lists answered chunk by chunk (`stream` lists, then `listNext`). */
   private readonly cursors = new ListCursors();
+  /** List queries parsed before, by their text. */
+  private readonly parsed = new ParsedQueries();
   /** `meta.filterableFields` of each kind, derived once from its declaration. */
   private readonly filterable = new Map<string, string[]>();
   /** One handler per op of the query family. */
@@ -111,7 +114,7 @@ export class QueryHandler {
         const kept = this.rendered.fresh(m.kind, m.id, viewerKey(viewer));
         return kept !== undefined ? new JsonText(kept) : this.getJson(m.kind, m.id, viewer).then((json) => new JsonText(json));
       },
-      list: (m) => this.list(m.kind, m.params ?? {}, viewerOf(m), undefined, m.stream === true),
+      list: (m) => this.list(m.kind, m.params ?? {}, viewerOf(m), undefined, m.stream === true, undefined, true),
       related: (m) => this.related(m.parent, m.kind, m.params ?? {}, viewerOf(m), m.stream === true),
       listNext: (m) => this.cursors.next(m.cursor),
       listClose: (m) => {
@@ -167,11 +170,11 @@ export class QueryHandler {
   /** A list page; with `stream`, an unpaged list answers `{cursor, meta}` instead (no data and
    * no totalCount yet) and its items come from `listNext`. `decorate` adds to each presented
    * item what the asking op shows beyond the resource (the client API's posture queries). */
-  private async list(kind: string, params: ListParams, viewer: Viewer, scope?: Scope, stream = false, decorate?: DecorateItem): Promise<unknown> {
+  private async list(kind: string, params: ListParams, viewer: Viewer, scope?: Scope, stream = false, decorate?: DecorateItem, asText = false): Promise<unknown> {
     if (!scope && params.roleFilter && params.roleFilter.length > 0) {
       scope = await this.access.roleFilterScope(kind, params.roleFilter, params.roleSemantic);
     }
-    const query = parseListQuery(kind, params);
+    const query = this.parsed.get(kind, params.filter ?? '', params.sort ?? '', () => parseListQuery(kind, params));
     const page = resolvePaging(query, {
       limit: parsePagingParam('limit', params.limit),
       offset: parsePagingParam('offset', params.offset),
@@ -183,11 +186,23 @@ export class QueryHandler {
       const cursor = this.cursors.open(this.engine.stream(kind, query, scope), present, page.offset);
       return { cursor, meta: { filterableFields: filterable, pagination: { limit, offset: page.offset } } };
     }
+    const since = this.rendered.version;
     const result = await this.engine.list(kind, query, page, scope);
-    return {
-      data: await this.presentAll(kind, result.items, viewer, decorate),
-      meta: { filterableFields: filterable, pagination: { limit, offset: result.offset, totalCount: result.total } },
-    };
+    const meta = { filterableFields: filterable, pagination: { limit, offset: result.offset, totalCount: result.total } };
+    if (asText && !decorate && isKind(kind)) return new JsonText(`{"data":[${(await this.renderAll(kind, result.items, viewer, since)).join(',')}],"meta":${JSON.stringify(meta)}}`);
+    return { data: await this.presentAll(kind, result.items, viewer, decorate), meta };
+  }
+
+  /** The page's records as JSON text, each as `GET /<kind>/{id}` shows it to this viewer: kept
+   * renderings are reused, new ones kept (unless a commit came after `since`, when the records
+   * were read). */
+  private renderAll(kind: Kind, records: Entity[], viewer: Viewer, since: number): Promise<string[]> {
+    const key = viewerKey(viewer);
+    const now = Date.now();
+    return Promise.all(records.map((record) => this.rendered.render(kind, record.id, key, async () => {
+      const wire = await this.presenter.present(kind, record, viewer);
+      return { json: JSON.stringify(wire), record };
+    }, now, since)));
   }
 
   private async presentAll(kind: string, records: Entity[], viewer: Viewer, decorate?: DecorateItem): Promise<unknown[]> {
@@ -198,7 +213,7 @@ export class QueryHandler {
   /** `/<parent>/{id}/<child>` as RELATIONS derives it; 404 when the parent is missing. */
   private async related(parent: { kind: string; id: string }, kind: string, params: ListParams, viewer: Viewer, stream = false): Promise<unknown> {
     const scope = await this.access.relationScope(parent, kind, params.policyType);
-    return this.list(kind, params, viewer, scope, stream);
+    return this.list(kind, params, viewer, scope, stream, undefined, true);
   }
 
   private filterableOf(kind: string): string[] {

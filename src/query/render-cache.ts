@@ -46,14 +46,20 @@ export class RenderCache {
     return kept && kept.presence === this.presenceVersion() && kept.until > now ? kept.json : undefined;
   }
 
-  /** The JSON of an entity as `viewer` sees it, kept or rendered now (and kept if nothing changed meanwhile). */
-  async render(kind: string, id: string, viewer: string, render: () => Promise<{ json: string; record: Entity }>, now = Date.now()): Promise<string> {
+  /** Changes with every clear and forget: a rendering of a record read at one version is kept
+   * only while the version is the same (see render's `since`). */
+  get version(): number {
+    return this.epoch;
+  }
+
+  /** The JSON of an entity as `viewer` sees it, kept or rendered now (and kept if nothing changed
+   * meanwhile). `since`: the version when the caller read the record it renders, if before. */
+  async render(kind: string, id: string, viewer: string, render: () => Promise<{ json: string; record: Entity }>, now = Date.now(), since = this.epoch): Promise<string> {
     const kept = this.fresh(kind, id, viewer, now);
     if (kept !== undefined) return kept;
     const presence = this.presenceVersion();
-    const epoch = this.epoch;
     const { json, record } = await render();
-    if (epoch === this.epoch && presence === this.presenceVersion()) this.keep(entityKey(kind, id), viewer, { json, presence, until: validUntil(record) });
+    if (since === this.epoch && presence === this.presenceVersion()) this.keep(entityKey(kind, id), viewer, { json, presence, until: validUntil(record) });
     return json;
   }
 

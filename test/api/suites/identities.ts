@@ -115,6 +115,19 @@ export function identitiesSuite(node: () => TestNode): void {
       assert.ok(Date.parse(data.updatedAt) >= Date.parse(data.createdAt));
     });
 
+    it('a list page shows each identity as GET does, and the change after a PATCH', async () => {
+      const id = await create({ ...FULL, name: 'listed-as-get', externalId: 'ext-listed-as-get', roleAttributes: ['listed-as-get'] });
+      const list = async () => (await node().mgmt.get(`/identities?filter=${encodeURIComponent('anyOf(roleAttributes) = "listed-as-get"')}`, node().adminToken)).body;
+      // Rendered for the GET first, then for the list (and the other way round below).
+      assert.deepEqual((await list()).data, [await read(id)]);
+      assert.equal((await list()).meta.pagination.totalCount, 1);
+      const res = await node().mgmt.patch(`/identities/${id}`, { tags: { listed: 'again' } }, node().adminToken);
+      assert.equal(res.status, 200);
+      const after = (await list()).data;
+      assert.deepEqual(after[0].tags, { listed: 'again' });
+      assert.deepEqual(after, [await read(id)]);
+    });
+
     it('PUT replaces: omitted optional fields return to their defaults', async () => {
       const id = await create({ ...FULL, name: 'put-replaces', externalId: 'ext-put' });
       const res = await node().mgmt.put(`/identities/${id}`, { name: 'put-replaced', type: 'User', isAdmin: true }, node().adminToken);

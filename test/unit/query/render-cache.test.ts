@@ -122,4 +122,15 @@ describe('RenderCache.forget', () => {
     assert.ok(cache.fresh('identities', 'e0', 'v'));
     assert.ok(cache.fresh('identities', 'last', 'v'));
   });
+  it('does not keep a rendering of a record read before a clear (a list page renders records it read earlier)', async () => {
+    const cache = new RenderCache(() => 0);
+    const since = cache.version;
+    cache.clear(); // a commit between the list's read and its rendering
+    const r = counting(entity());
+    assert.equal(await cache.render(...K, r.render, Date.now(), since), '{"n":1}');
+    assert.equal(cache.fresh(...K), undefined);
+    const now = cache.version;
+    assert.equal(await cache.render(...K, r.render, Date.now(), now), '{"n":2}');
+    assert.equal(cache.fresh(...K), '{"n":2}');
+  });
 });
