@@ -3,7 +3,7 @@
 // the entities' policy lists, a chunk of entities at a time (memory bounded at any data size).
 
 import type { Entity } from '../domain/commands.js';
-import { attributeSet, splitRoles, type Roles, type Semantic } from '../domain/policy.js';
+import { splitRoles, type Roles, type Semantic } from '../domain/policy.js';
 import { RESOURCES } from '../domain/registry.js';
 import { roleFields } from '../domain/resource.js';
 import { entityPoliciesKey, joinPolicyIds, linkParts, policyLinkKey, policyLinkRange, recordRange, splitPolicyIds } from './keys.js';
@@ -62,12 +62,12 @@ export async function checkAccessIndex(kv: KvStore, slicer = new TimeSlicer(), c
     problems.push({ kind: 'stale', key, description: `stale access list ${describeList(key, value)}` }),
   );
   for (const [target, selections] of byTarget) {
-    let chunk: { id: string; attributes: ReadonlySet<string> }[] = [];
+    let chunk: ChunkEntity[] = [];
     let after: string | undefined;
     for await (const [, raw] of kv.entries(recordRange(target))) {
       if (slicer.due()) await slicer.pause();
       const entity = JSON.parse(raw) as Entity;
-      chunk.push({ id: entity.id, attributes: attributeSet(entity as { roleAttributes?: unknown }) });
+      chunk.push({ id: entity.id, attributes: compactAttributes(entity) });
       if (chunk.length < chunkSize) continue;
       await checkChunk(kv, target, selections, chunk, after, chunk[chunk.length - 1].id, slicer, problems);
       after = chunk[chunk.length - 1].id;
@@ -122,7 +122,7 @@ async function checkChunk(
   kv: KvStore,
   target: string,
   selections: Selection[],
-  chunk: { id: string; attributes: ReadonlySet<string> }[],
+  chunk: ChunkEntity[],
   after: string | undefined,
   upTo: string | undefined,
   slicer: TimeSlicer,
@@ -215,18 +215,19 @@ class ChunkMatcher {
   private readonly byAttribute = new Map<string, number[]>();
   private readonly byId = new Map<string, number>();
 
-  private constructor(private readonly chunk: readonly { id: string; attributes: ReadonlySet<string> }[]) {}
+  private constructor(private readonly chunk: readonly ChunkEntity[]) {}
 
   /** Maps the chunk's attributes, yielding at the slicer's pace (an entity may hold 1,000). */
-  static async build(chunk: readonly { id: string; attributes: ReadonlySet<string> }[], slicer: TimeSlicer): Promise<ChunkMatcher> {
+  static async build(chunk: readonly ChunkEntity[], slicer: TimeSlicer): Promise<ChunkMatcher> {
     const matcher = new ChunkMatcher(chunk);
     for (const [i, entity] of chunk.entries()) {
       if (slicer.due()) await slicer.pause();
       matcher.byId.set(entity.id, i);
       for (const attribute of entity.attributes) {
         const list = matcher.byAttribute.get(attribute);
-        if (list) list.push(i);
-        else matcher.byAttribute.set(attribute, [i]);
+        // An attribute listed twice by one entity (a list, not a set) is mapped once.
+        if (!list) matcher.byAttribute.set(attribute, [i]);
+        else if (list[list.length - 1] !== i) list.push(i);
       }
     }
     return matcher;
@@ -243,25 +244,50 @@ class ChunkMatcher {
     return this.byId.get(this.chunk[i].id)!;
   }
 
-  /** Indexes (into the chunk) of the selected entities, each once, in no particular order. */
+  /** Indexes (into the chunk) of the selected entities, in no particular order; an index may
+   * come more than once (a list, not a set: what a chunk holds while a policy's links are read
+   * is promoted, and a Set of numbers costs several times the list). */
   selected(roles: Roles, semantic: Semantic): Iterable<number> {
     if (roles.all) return this.chunk.keys();
-    const out = new Set<number>();
+    const out: number[] = [];
     for (const id of roles.ids) {
       const i = this.byId.get(id);
-      if (i !== undefined) out.add(i);
+      if (i !== undefined) out.push(i);
     }
     if (roles.attributes.length === 0) return out;
     if (semantic === 'AnyOf') {
-      for (const attribute of roles.attributes) for (const i of this.byAttribute.get(attribute) ?? []) out.add(i);
+      for (const attribute of roles.attributes) for (const i of this.byAttribute.get(attribute) ?? []) out.push(i);
       return out;
     }
     // AllOf: the entities of the rarest attribute that hold every other one.
     const lists = roles.attributes.map((a) => this.byAttribute.get(a) ?? []);
     const rarest = lists.reduce((a, b) => (b.length < a.length ? b : a));
-    for (const i of rarest) if (roles.attributes.every((a) => this.chunk[i].attributes.has(a))) out.add(i);
+    for (const i of rarest) if (roles.attributes.every((a) => holds(this.chunk[i].attributes, a))) out.push(i);
     return out;
   }
+}
+
+/** One entity of a chunk: its id and role attributes. */
+interface ChunkEntity {
+  id: string;
+  attributes: Attributes;
+}
+
+/** Role attributes as stored (a short list) or, past SET_FROM attributes, as a set: a chunk's
+ * entities are held across many slices and so promoted to the old generation, where a Set per
+ * entity cost several times the list it was made from. */
+type Attributes = readonly string[] | ReadonlySet<string>;
+
+/** Attribute count from which an entity's attributes are kept as a set (membership in O(1)). */
+const SET_FROM = 16;
+
+function compactAttributes(entity: Entity): Attributes {
+  const list = Array.isArray(entity.roleAttributes) ? (entity.roleAttributes as string[]) : [];
+  return list.length >= SET_FROM ? new Set(list) : list;
+}
+
+function holds(attributes: Attributes, attribute: string): boolean {
+  return attributes instanceof Set ? attributes.has(attribute) : (attributes as readonly string[]).includes(attribute);
 }
 
 /** `identities / id / service-policies = [p1, p2]` */
