@@ -312,7 +312,7 @@ class DerivedKeys {
     }
     this.sets.set(recordKey, keys);
     this.order.push(recordKey);
-    this.kept += keys.size + 1;
+    this.kept += keys.size + RECORD_WEIGHT;
     if (this.kept > this.limit) this.dropOldest();
     return keys;
   }
@@ -328,7 +328,7 @@ class DerivedKeys {
       const set = this.sets.get(oldest);
       if (set === undefined) continue;
       this.sets.delete(oldest);
-      this.kept -= set.size + 1;
+      this.kept -= set.size + RECORD_WEIGHT;
     }
     if (this.head >= DROP_AT_ONCE && this.head * 2 > this.order.length) {
       this.order.splice(0, this.head);
@@ -339,6 +339,10 @@ class DerivedKeys {
 
 /** Derived keys kept between chunks of the scan. */
 const KEPT_KEYS = 200_000;
+/** What a kept record counts for besides its keys, in keys. With one key per record (a `name`
+ * group) the Map then holds at most about 12,000 records, as many as with all of a record's
+ * keys: growing or compacting a Map rehashes all of it in one piece (100,000 entries took 15 ms). */
+const RECORD_WEIGHT = 16;
 /** Sets dropped at most by one add (see dropOldest). */
 const DROP_AT_ONCE = 1_024;
 /** The keys of a record that derives none in the group. */
