@@ -54,8 +54,8 @@ async function findRouterByFingerprint(replica: Replica, fingerprint: string): P
 /** The enrollment state of identities, enrollments, authenticators and API sessions. */
 export function enrollmentDecorators(): Decorators {
   return {
-    identities: async (wire, record, { replica }) => {
-      wire.enrollment = await identityEnrollments(replica, record.id);
+    identities: async (wire, record, { replica, keepReads = true }) => {
+      wire.enrollment = await identityEnrollments(replica, record.id, keepReads);
     },
     enrollments: async (wire, record, { replica }) => {
       const identity = await replica.get('identities', String(record.identityId));
@@ -81,9 +81,9 @@ export function enrollmentDecorators(): Decorators {
 }
 
 /** `enrollment.{ott|ottca|updb}` of an identity's detail, while outstanding. */
-async function identityEnrollments(replica: Replica, identityId: string): Promise<Wire> {
+async function identityEnrollments(replica: Replica, identityId: string, keep: boolean): Promise<Wire> {
   const out: Wire = {};
-  for (const enrollment of await replica.getMany('enrollments', await replica.idsWhereList('enrollments', 'identityId', identityId))) {
+  for (const enrollment of await replica.getMany('enrollments', await replica.idsWhereList('enrollments', 'identityId', identityId, keep), keep)) {
     if (enrollment) out[String(enrollment.method)] = await enrollmentSummary(replica, enrollment);
   }
   return out;

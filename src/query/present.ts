@@ -21,8 +21,18 @@ export function entityRef(kind: Kind, id: string, name: string): Wire {
 
 export type { Viewer };
 
+/** What a decorator reads with. `keepReads` (default true) is false while a streamed list
+ * presents its items: the records and ranges a decorator reads then are not kept in the
+ * replica's caches (each item is presented once; keeping what 100,000 items read only churns
+ * the caches and the heap). */
+export interface DecoratorContext {
+  replica: Replica;
+  viewer: Viewer;
+  keepReads?: boolean;
+}
+
 /** Adds kind-specific fields to a presented record. */
-export type Decorator = (wire: Wire, record: Entity, ctx: { replica: Replica; viewer: Viewer }) => Promise<void>;
+export type Decorator = (wire: Wire, record: Entity, ctx: DecoratorContext) => Promise<void>;
 
 /** The decorators of one presentation, by the kinds it serves. */
 export type Decorators = Partial<Record<Kind, Decorator>>;
@@ -34,14 +44,15 @@ export class Presenter {
     private readonly decorators: ReadonlyMap<string, Decorator> = new Map(),
   ) {}
 
-  async present(kind: string, record: Entity, viewer: Viewer = {}): Promise<Wire> {
+  async present(kind: string, record: Entity, viewer: Viewer = {}, keepReads = true): Promise<Wire> {
     const wire = this.base(kind, record);
-    await this.decorators.get(kind)?.(wire, record, { replica: this.replica, viewer });
+    await this.decorators.get(kind)?.(wire, record, { replica: this.replica, viewer, keepReads });
     return wire;
   }
 
-  async presentAll(kind: string, records: Entity[], viewer: Viewer = {}): Promise<Wire[]> {
-    return Promise.all(records.map((r) => this.present(kind, r, viewer)));
+  /** `keepReads` false for a streamed list (see DecoratorContext). */
+  async presentAll(kind: string, records: Entity[], viewer: Viewer = {}, keepReads = true): Promise<Wire[]> {
+    return Promise.all(records.map((r) => this.present(kind, r, viewer, keepReads)));
   }
 
   private base(kind: string, record: Entity): Wire {
@@ -63,7 +74,7 @@ export function entityRefDecorators(): Decorators {
   return { identities: identity, 'api-sessions': apiSession, authenticators: authenticator };
 }
 
-async function identity(wire: Wire, record: Entity, { replica }: { replica: Replica }): Promise<void> {
+async function identity(wire: Wire, record: Entity, { replica, keepReads = true }: DecoratorContext): Promise<void> {
   const typeId = String(record.typeId ?? 'Default');
   const policyId = String(record.authPolicyId ?? 'default');
   const policy = await replica.get('auth-policies', policyId);
@@ -79,8 +90,8 @@ async function identity(wire: Wire, record: Entity, { replica }: { replica: Repl
   wire.hasEdgeRouterConnection = false;
   wire.edgeRouterConnectionStatus = 'offline';
   wire.enrollment = {};
-  wire.authenticators = await authenticatorSummary(replica, record.id);
-  wire.hasApiSession = (await replica.idsWhereList('api-sessions', 'identityId', record.id)).length > 0;
+  wire.authenticators = await authenticatorSummary(replica, record.id, keepReads);
+  wire.hasApiSession = (await replica.idsWhereList('api-sessions', 'identityId', record.id, keepReads)).length > 0;
   wire._links = {
     ...selfLink('identities', record.id),
     'api-sessions': { href: `./identities/${encodeURIComponent(record.id)}/api-sessions` },
@@ -89,9 +100,9 @@ async function identity(wire: Wire, record: Entity, { replica }: { replica: Repl
   };
 }
 
-async function authenticatorSummary(replica: Replica, identityId: string): Promise<Wire> {
+async function authenticatorSummary(replica: Replica, identityId: string, keep: boolean): Promise<Wire> {
   const summary: Wire = {};
-  const auths = await replica.getMany('authenticators', await replica.idsWhereList('authenticators', 'identityId', identityId));
+  const auths = await replica.getMany('authenticators', await replica.idsWhereList('authenticators', 'identityId', identityId, keep), keep);
   for (const auth of auths) {
     if (auth?.method === 'updb') summary.updb = { id: auth.id, username: auth.username };
     if (auth?.method === 'cert') summary.cert = { id: auth.id, fingerprint: auth.fingerprint };

@@ -182,7 +182,7 @@ export class QueryHandler {
     const limit = page.limit === 'none' ? NO_LIMIT_REPORTED : page.limit;
     const filterable = this.filterableOf(kind);
     if (stream && page.limit === 'none') {
-      const present = (records: Entity[]) => this.presentAll(kind, records, viewer, decorate);
+      const present = (records: Entity[]) => this.presentAll(kind, records, viewer, decorate, false);
       const cursor = this.cursors.open(this.engine.stream(kind, query, scope), present, page.offset);
       return { cursor, meta: { filterableFields: filterable, pagination: { limit, offset: page.offset } } };
     }
@@ -205,8 +205,8 @@ export class QueryHandler {
     }, now, since)));
   }
 
-  private async presentAll(kind: string, records: Entity[], viewer: Viewer, decorate?: DecorateItem): Promise<unknown[]> {
-    const wires = await this.presenter.presentAll(kind, records, viewer);
+  private async presentAll(kind: string, records: Entity[], viewer: Viewer, decorate?: DecorateItem, keepReads = true): Promise<unknown[]> {
+    const wires = await this.presenter.presentAll(kind, records, viewer, keepReads);
     return decorate ? Promise.all(wires.map((wire) => decorate(wire as Wire))) : wires;
   }
 

@@ -173,10 +173,11 @@ async function refuseIfReferenced(tx: Transaction, kind: string, id: string): Pr
 }
 
 /** The index (and unique) keys a record has, as apply maintains them; the integrity check
- * compares the store against this. */
-export function indexedEntries(decl: ResourceDecl, record: Entity): { key: string; unique?: string }[] {
+ * compares the store against this. With `field`, only that field's keys. */
+export function indexedEntries(decl: ResourceDecl, record: Entity, field?: string): { key: string; unique?: string }[] {
   const out: { key: string; unique?: string }[] = [];
   for (const [name, spec] of indexedSpecs(decl)) {
+    if (field !== undefined && name !== field) continue;
     const value = record[name];
     if (spec.unique && value !== null && value !== undefined) {
       out.push({ key: uniqueKey(decl.kind, name, value), unique: record.id });

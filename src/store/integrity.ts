@@ -154,10 +154,11 @@ async function checkIndexEntries(kv: KvStore, decl: ResourceDecl, records: Entit
   for (const [i, w] of wanted.entries()) {
     if (opts.slicer.due()) await opts.slicer.pause();
     opts.tally.add(w.key);
-    const where = `${decl.entity} ${w.record.id}: ${describeKey(w.key)}`;
+    // Described only for a problem: describing every key cost about a tenth of the pass.
+    const where = () => `${decl.entity} ${w.record.id}: ${describeKey(w.key)}`;
     if (stored[i] === undefined) {
       opts.tally.taint(w.key);
-      await opts.onProblem({ description: `${where} is missing`, repair: { action: 'put', key: w.key, value: w.unique ?? '' } });
+      await opts.onProblem({ description: `${where()} is missing`, repair: { action: 'put', key: w.key, value: w.unique ?? '' } });
       continue;
     }
     const holder = holders[i];
@@ -165,9 +166,9 @@ async function checkIndexEntries(kv: KvStore, decl: ResourceDecl, records: Entit
     opts.tally.taint(w.key);
     const held = await isJustified(async (key) => (holderRecords.has(key) ? holderRecords.get(key) : kv.get(key)), w.key, holder, indexedEntries);
     if (held) {
-      await opts.onProblem({ description: `${where} is also held by ${decl.entity} ${holder}: duplicate unique value` });
+      await opts.onProblem({ description: `${where()} is also held by ${decl.entity} ${holder}: duplicate unique value` });
     } else {
-      await opts.onProblem({ description: `${where} names ${decl.entity} ${holder} instead`, repair: { action: 'put', key: w.key, value: w.unique! } });
+      await opts.onProblem({ description: `${where()} names ${decl.entity} ${holder} instead`, repair: { action: 'put', key: w.key, value: w.unique! } });
     }
   }
 }
@@ -244,7 +245,7 @@ async function reportStale(key: string, value: string, family: string, opts: Sca
  * role attributes costs O(n), not O(n²).
  */
 async function checkKeysOneByOne(kv: KvStore, family: string, range: { gte: string; lt: string }, opts: ScanOptions): Promise<void> {
-  const derived = new DerivedKeys(opts.keptKeys ?? KEPT_KEYS);
+  const derived = new DerivedKeys(range.gte, opts.keptKeys ?? KEPT_KEYS);
   let chunk: [string, string][] = [];
   const flush = async () => {
     const named = chunk.map(([key, value]) => namedRecordKey(key, value));
@@ -273,12 +274,25 @@ async function checkKeysOneByOne(kv: KvStore, family: string, range: { gte: stri
   if (chunk.length > 0) await flush();
 }
 
-/** Derived-key sets of recently named records, oldest dropped first beyond KEPT_KEYS keys. */
+/** Derived-key sets of recently named records, oldest dropped first beyond KEPT_KEYS keys. Only
+ * the keys of one group (`i␀kind␀field␀` or `u␀kind␀field␀`, the range being checked) are
+ * derived and kept: the others are never asked for, and every set kept outlives young-generation
+ * collections (all of a record's keys, kept for each group checked, were most of what the old
+ * generation grew by during a check that found problems). */
 class DerivedKeys {
-  private readonly sets = new Map<string, Set<string>>();
+  private readonly sets = new Map<string, ReadonlySet<string>>();
+  /** Record keys in the order their sets were kept; those before `head` are dropped. */
+  private readonly order: string[] = [];
+  private head = 0;
+  private readonly field: string;
   private kept = 0;
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly group: string,
+    private readonly limit: number,
+  ) {
+    this.field = group.split(SEP)[2] ?? '';
+  }
 
   /** The keys a kept record derives (undefined when it is not kept). */
   get(recordKey: string): ReadonlySet<string> | undefined {
@@ -289,32 +303,50 @@ class DerivedKeys {
    * returns them. An index key never carries a unique value and a unique key names its holder's
    * id, so the key alone says whether the record derives it (as isJustified does). */
   add(recordKey: string, raw: string | undefined): ReadonlySet<string> {
-    const keys = new Set<string>();
+    let keys: ReadonlySet<string> = NO_KEYS;
     const kind = recordKey.split(SEP)[1] ?? '';
     const record = raw === undefined || !isKind(kind) ? undefined : parseRecord(raw);
-    if (record) for (const entry of indexedEntries(declarationOf(kind), record)) keys.add(entry.key);
+    if (record) {
+      const inGroup = indexedEntries(declarationOf(kind), record, this.field).filter((entry) => entry.key.startsWith(this.group));
+      if (inGroup.length > 0) keys = new Set(inGroup.map((entry) => entry.key));
+    }
     this.sets.set(recordKey, keys);
-    this.kept += keys.size + 1;
+    this.order.push(recordKey);
+    this.kept += keys.size + RECORD_WEIGHT;
     if (this.kept > this.limit) this.dropOldest();
     return keys;
   }
 
-  /** Drops the oldest sets down to 90% of the limit, in one pass: a fresh iteration of a Map
-   * walks past every entry deleted since its last rehash, so dropping one set per add would
-   * cost the size of the Map each time (quadratic over a large data set). The newest set stays. */
+  /** Drops the oldest sets towards 90% of the limit, at most DROP_AT_ONCE of them per call (a
+   * call runs inside one slice of the scan). The order is a queue, not the Map's own: a fresh
+   * iteration of a Map walks past every entry deleted since its last rehash. The newest set
+   * stays. */
   private dropOldest(): void {
-    const newest = this.sets.size - 1;
-    let i = 0;
-    for (const [oldest, set] of this.sets) {
-      if (this.kept <= this.limit * 0.9 || i++ >= newest) break;
+    for (let dropped = 0; this.kept > this.limit * 0.9 && dropped < DROP_AT_ONCE && this.head < this.order.length - 1; dropped++) {
+      const oldest = this.order[this.head++];
+      const set = this.sets.get(oldest);
+      if (set === undefined) continue;
       this.sets.delete(oldest);
-      this.kept -= set.size + 1;
+      this.kept -= set.size + RECORD_WEIGHT;
+    }
+    if (this.head >= DROP_AT_ONCE && this.head * 2 > this.order.length) {
+      this.order.splice(0, this.head);
+      this.head = 0;
     }
   }
 }
 
 /** Derived keys kept between chunks of the scan. */
 const KEPT_KEYS = 200_000;
+/** What a kept record counts for besides its keys, in keys. With one key per record (a `name`
+ * group) the Map then holds at most about 12,000 records, as many as with all of a record's
+ * keys. Counted as one, a name group kept 100,000 records: dropping 10% of them, and growing or
+ * compacting the Map (V8 rehashes it whole), took turns of 15-20 ms. */
+const RECORD_WEIGHT = 16;
+/** Sets dropped at most by one add (see dropOldest). */
+const DROP_AT_ONCE = 1_024;
+/** The keys of a record that derives none in the group. */
+const NO_KEYS: ReadonlySet<string> = new Set();
 
 function parseRecord(raw: string): Entity | undefined {
   try {

@@ -237,7 +237,7 @@ export class Replica {
   }
 
   /** The record, decoded and deep-frozen (shared with other readers: copy it to change it). */
-  async get(kind: Kind, id: string): Promise<Entity | undefined> {
+  async get(kind: Kind, id: string, keep = true): Promise<Entity | undefined> {
     const key = recordKey(kind, id);
     const cached = this.records.get(key);
     if (cached) return cached.record;
@@ -248,16 +248,17 @@ export class Replica {
     } finally {
       this.endRead(key, reading);
     }
-    return raw === undefined ? undefined : this.decoded(key, raw, reading.stale);
+    return raw === undefined ? undefined : this.decoded(key, raw, reading.stale || !keep);
   }
 
-  /** The records in `ids` order (undefined where none), as get() returns them. */
-  async getMany(kind: string, ids: string[]): Promise<(Entity | undefined)[]> {
-    return this.readRecords(ids.map((id) => recordKey(kind, id)));
+  /** The records in `ids` order (undefined where none), as get() returns them. `keep` false:
+   * records read from the store are not kept in the cache (a streamed list reads each once). */
+  async getMany(kind: string, ids: string[], keep = true): Promise<(Entity | undefined)[]> {
+    return this.readRecords(ids.map((id) => recordKey(kind, id)), keep);
   }
 
   /** Decoded records by record key, through the cache (apply reads records this way too). */
-  private async readRecords(keys: string[]): Promise<(Entity | undefined)[]> {
+  private async readRecords(keys: string[], keep = true): Promise<(Entity | undefined)[]> {
     const out = keys.map((key): Entity | undefined => this.records.get(key)?.record);
     const missing = keys.filter((_, i) => out[i] === undefined);
     if (missing.length === 0) return out;
@@ -273,7 +274,7 @@ export class Replica {
       if (out[i] !== undefined) return out[i];
       const stale = readings[next].stale;
       const raw = raws[next++];
-      return raw === undefined ? undefined : this.decoded(key, raw, stale);
+      return raw === undefined ? undefined : this.decoded(key, raw, stale || !keep);
     });
   }
 
@@ -329,11 +330,12 @@ export class Replica {
 
   /** Ids of the entities whose indexed field equals value, in id order, read in one go. Small
    * index ranges are kept between commits (the range cache apply reads through, dropped by
-   * every commit that writes the index), so presenting an entity rarely scans the store. */
-  async idsWhereList(kind: string, field: string, value: unknown): Promise<string[]> {
+   * every commit that writes the index), so presenting an entity rarely scans the store.
+   * `keep` false: a range read now is not kept (see getMany). */
+  async idsWhereList(kind: string, field: string, value: unknown, keep = true): Promise<string[]> {
     const range = indexValueRange(kind, field, value);
     // Kept as the keys themselves, under the name apply's transactions look them up by.
-    return (await this.keptRange(range, rangeName(range), (key) => key)).map(idFromIndexKey);
+    return (await this.keptRange(range, rangeName(range), (key) => key, keep)).map(idFromIndexKey);
   }
 
   /** The members a policy link range names (the last part of each key), in key order, read in
@@ -347,14 +349,14 @@ export class Replica {
 
   /** A range's keys as `each` turns them, from the range cache or read now (and kept there if
    * no commit began meanwhile). Shared: the caller must not change the array. */
-  private async keptRange(range: { gt: string; lt: string }, name: string, each: (key: string) => string): Promise<string[]> {
+  private async keptRange(range: { gt: string; lt: string }, name: string, each: (key: string) => string, keep = true): Promise<string[]> {
     const bucket = keyBucket(range.gt)!;
     const kept = this.ranges.get(bucket, name);
     if (kept) return kept;
     const epoch = this.epoch;
     const values: string[] = [];
     for await (const key of this.kv.keys(range)) values.push(each(key));
-    if (epoch === this.epoch && this.committing === 0) this.ranges.set(bucket, name, values);
+    if (keep && epoch === this.epoch && this.committing === 0) this.ranges.set(bucket, name, values);
     return values;
   }
 

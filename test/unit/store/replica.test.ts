@@ -150,6 +150,28 @@ function runReplicaSuite(name: string, factory: StoreFactory): void {
     assert.deepEqual(await h.replica.idsWhereList('authenticators', 'identityId', 'u1'), await collect(h.replica.idsWhere('authenticators', 'identityId', 'u1')));
   });
 
+  it('reads records and ranges without keeping them when asked to (a streamed list)', async (h) => {
+    await h.run(create('identities', identity('u1', { name: 'U1' })));
+    await h.run(create('authenticators', authenticator('a1', 'u1')));
+    const [once] = await h.replica.getMany('authenticators', ['a1'], false);
+    const [again] = await h.replica.getMany('authenticators', ['a1'], false);
+    assert.deepEqual(again, once);
+    assert.notEqual(again, once, 'a record read without keeping is decoded again');
+    const kept = await h.replica.get('authenticators', 'a1');
+    assert.equal(await h.replica.get('authenticators', 'a1'), kept, 'a record read as usual is kept');
+    const kv = h.replica.kv;
+    const keys = kv.keys.bind(kv);
+    let rangeReads = 0;
+    kv.keys = (range) => {
+      rangeReads++;
+      return keys(range);
+    };
+    for (let i = 0; i < 2; i++) assert.deepEqual(await h.replica.idsWhereList('authenticators', 'identityId', 'u1', false), ['a1']);
+    assert.equal(rangeReads, 2, 'a range read without keeping is read from the store each time');
+    for (let i = 0; i < 2; i++) assert.deepEqual(await h.replica.idsWhereList('authenticators', 'identityId', 'u1'), ['a1']);
+    assert.equal(rangeReads, 3, 'a range read as usual is kept');
+  });
+
   it('rejects a create with an id that exists (COULD_NOT_VALIDATE, field id)', async (h) => {
     await h.run(create('identities', identity('id1', { name: 'first' })));
     const result = await h.run(create('identities', identity('id1', { name: 'second' })));
