@@ -237,7 +237,7 @@ export class Replica {
   }
 
   /** The record, decoded and deep-frozen (shared with other readers: copy it to change it). */
-  async get(kind: Kind, id: string, keep = true): Promise<Entity | undefined> {
+  async get(kind: Kind, id: string): Promise<Entity | undefined> {
     const key = recordKey(kind, id);
     const cached = this.records.get(key);
     if (cached) return cached.record;
@@ -248,7 +248,7 @@ export class Replica {
     } finally {
       this.endRead(key, reading);
     }
-    return raw === undefined ? undefined : this.decoded(key, raw, reading.stale || !keep);
+    return raw === undefined ? undefined : this.decoded(key, raw, reading.stale);
   }
 
   /** The records in `ids` order (undefined where none), as get() returns them. `keep` false:
