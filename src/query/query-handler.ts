@@ -149,22 +149,30 @@ export class QueryHandler {
 
   /** An entity as the wire shows it to this viewer, as JSON text (kept in the render cache). */
   private async getJson(kind: string, id: string, viewer: Viewer): Promise<string> {
-    return this.rendered.render(kind, id, viewerKey(viewer), async () => {
-      const { record, wire } = await this.present(kind, id, viewer);
+    const since = this.rendered.version;
+    return this.renderJson(await this.stored(kind, id), viewer, since);
+  }
+
+  /** A record as JSON text, as `GET /<kind>/{id}` shows it to this viewer: a kept rendering, or
+   * one made now and kept unless a commit came after `since` (when the record was read). */
+  private renderJson({ kind, record }: { kind: Kind; record: Entity }, viewer: Viewer, since: number, now = Date.now()): Promise<string> {
+    return this.rendered.render(kind, record.id, viewerKey(viewer), async () => {
+      const wire = await this.presenter.present(kind, record, viewer);
       return { json: JSON.stringify(wire), record };
-    });
+    }, now, since);
   }
 
   private async get(kind: string, id: string, viewer: Viewer): Promise<unknown> {
-    return (await this.present(kind, id, viewer)).wire;
+    const stored = await this.stored(kind, id);
+    return this.presenter.present(stored.kind, stored.record, viewer);
   }
 
-  /** One stored entity and its wire shape for this viewer; 404 when there is none. */
-  private async present(kind: string, id: string, viewer: Viewer): Promise<{ record: Entity; wire: unknown }> {
+  /** One stored entity; 404 when there is none. */
+  private async stored(kind: string, id: string): Promise<{ kind: Kind; record: Entity }> {
     if (!isKind(kind)) throw new ApiError('NOT_FOUND');
     const record = await this.replica.get(kind, id);
     if (!record) throw new ApiError('NOT_FOUND');
-    return { record, wire: await this.presenter.present(kind, record, viewer) };
+    return { kind, record };
   }
 
   /** A list page; with `stream`, an unpaged list answers `{cursor, meta}` instead (no data and
@@ -189,20 +197,12 @@ export class QueryHandler {
     const since = this.rendered.version;
     const result = await this.engine.list(kind, query, page, scope);
     const meta = { filterableFields: filterable, pagination: { limit, offset: result.offset, totalCount: result.total } };
-    if (asText && !decorate && isKind(kind)) return new JsonText(`{"data":[${(await this.renderAll(kind, result.items, viewer, since)).join(',')}],"meta":${JSON.stringify(meta)}}`);
+    if (asText && !decorate && isKind(kind)) {
+      const now = Date.now();
+      const items = await Promise.all(result.items.map((record) => this.renderJson({ kind, record }, viewer, since, now)));
+      return new JsonText(`{"data":[${items.join(',')}],"meta":${JSON.stringify(meta)}}`);
+    }
     return { data: await this.presentAll(kind, result.items, viewer, decorate), meta };
-  }
-
-  /** The page's records as JSON text, each as `GET /<kind>/{id}` shows it to this viewer: kept
-   * renderings are reused, new ones kept (unless a commit came after `since`, when the records
-   * were read). */
-  private renderAll(kind: Kind, records: Entity[], viewer: Viewer, since: number): Promise<string[]> {
-    const key = viewerKey(viewer);
-    const now = Date.now();
-    return Promise.all(records.map((record) => this.rendered.render(kind, record.id, key, async () => {
-      const wire = await this.presenter.present(kind, record, viewer);
-      return { json: JSON.stringify(wire), record };
-    }, now, since)));
   }
 
   private async presentAll(kind: string, records: Entity[], viewer: Viewer, decorate?: DecorateItem, keepReads = true): Promise<unknown[]> {
