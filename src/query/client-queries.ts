@@ -14,10 +14,21 @@ import type { ListParams, QueryRequest, Viewer } from '../protocol/v1/query-mess
 /** Adds to one presented list item what the asking op shows beyond the resource. */
 export type DecorateItem = (wire: Wire) => Promise<Wire>;
 
+/** How a list page is made: `scope` narrows the kind's records; with `stream`, an unpaged list
+ * answers a cursor; `decorate` adds to each presented item what the asking op shows beyond the
+ * resource (the client API's posture queries); `asText` answers the page as JSON text, made from
+ * the entities' kept renderings (not with `decorate`). */
+export interface ListOptions {
+  scope?: Scope;
+  stream?: boolean;
+  decorate?: DecorateItem;
+  asText?: boolean;
+}
+
 /** What the client queries need from the query handler (a `stream` list may answer a cursor). */
 export interface ClientQueryDeps {
   replica: Replica;
-  list: (kind: string, params: ListParams, viewer: Viewer, scope?: Scope, stream?: boolean, decorate?: DecorateItem) => Promise<unknown>;
+  list: (kind: string, params: ListParams, viewer: Viewer, options?: ListOptions) => Promise<unknown>;
   get: (kind: string, id: string, viewer: Viewer) => Promise<unknown>;
 }
 
@@ -35,7 +46,7 @@ export function clientQueries(deps: ClientQueryDeps): Pick<HandlerTable<QueryReq
         if (!visible.has(m.id)) throw new ApiError('NOT_FOUND');
         return withQueries((await deps.get('services', m.id, viewer)) as Wire);
       }
-      return deps.list('services', m.params ?? {}, viewer, { ids: visible, stored: true }, m.stream === true, withQueries);
+      return deps.list('services', m.params ?? {}, viewer, { scope: { ids: visible, stored: true }, stream: m.stream === true, decorate: withQueries });
     },
     clientServiceVisible: async (m) => (await visibleServices(reads(), m.identityId)).has(m.id),
     clientSessions: async (m) => {
@@ -45,7 +56,7 @@ export function clientQueries(deps: ClientQueryDeps): Pick<HandlerTable<QueryReq
         if (!session || (!m.isAdmin && session.identityId !== m.identityId)) throw new ApiError('NOT_FOUND');
         return deps.get('sessions', m.id, viewer);
       }
-      return deps.list('sessions', m.params ?? {}, viewer, m.isAdmin ? undefined : { field: 'identityId', value: m.identityId }, m.stream === true);
+      return deps.list('sessions', m.params ?? {}, viewer, { scope: m.isAdmin ? undefined : { field: 'identityId', value: m.identityId }, stream: m.stream === true });
     },
   };
 }

@@ -9,12 +9,12 @@ import { resolveSymbol } from '../domain/query-symbols.js';
 import { RESOURCES, isKind, declarationOf, type Kind } from '../domain/registry.js';
 import { filterableFields } from '../domain/resource.js';
 import { ApiError, invalidFilter } from '../errors.js';
-import { QueryEngine, type Scope } from '../store/query-engine.js';
+import { QueryEngine } from '../store/query-engine.js';
 import { TimeSlicer } from '../store/time-slicer.js';
 import type { AppliedEvent, Replica } from '../store/replica.js';
 import type { NodeDirectory } from '../protocol/v1/node-announcements.js';
 import { listControllers } from './controllers.js';
-import { clientQueries, type DecorateItem } from './client-queries.js';
+import { clientQueries, type DecorateItem, type ListOptions } from './client-queries.js';
 import type { PresenceView } from './present-routers.js';
 import { AccessQueries } from './access-queries.js';
 import { answerConfigQuery } from './config-queries.js';
@@ -114,7 +114,7 @@ export class QueryHandler {
         const kept = this.rendered.fresh(m.kind, m.id, viewerKey(viewer));
         return kept !== undefined ? new JsonText(kept) : this.getJson(m.kind, m.id, viewer).then((json) => new JsonText(json));
       },
-      list: (m) => this.list(m.kind, m.params ?? {}, viewerOf(m), undefined, m.stream === true, undefined, true),
+      list: (m) => this.list(m.kind, m.params ?? {}, viewerOf(m), { stream: m.stream === true, asText: true }),
       related: (m) => this.related(m.parent, m.kind, m.params ?? {}, viewerOf(m), m.stream === true),
       listNext: (m) => this.cursors.next(m.cursor),
       listClose: (m) => {
@@ -123,13 +123,13 @@ export class QueryHandler {
       },
       ...clientQueries({
         replica: this.replica,
-        list: (kind, params, viewer, scope, stream, decorate) => this.list(kind, params, viewer, scope, stream, decorate),
+        list: (kind, params, viewer, options) => this.list(kind, params, viewer, options),
         get: (kind, id, viewer) => this.get(kind, id, viewer),
       }),
       configQuery: (m) =>
         answerConfigQuery(m, {
           replica: this.replica,
-          list: (kind, params, scope) => this.list(kind, params, viewerOf(m), scope, m.stream === true),
+          list: (kind, params, scope) => this.list(kind, params, viewerOf(m), { scope, stream: m.stream === true }),
           stream: m.stream === true,
           openCursor: (source) => this.cursors.open(source, async (items) => items, 0),
         }),
@@ -175,10 +175,11 @@ export class QueryHandler {
     return { kind, record };
   }
 
-  /** A list page; with `stream`, an unpaged list answers `{cursor, meta}` instead (no data and
-   * no totalCount yet) and its items come from `listNext`. `decorate` adds to each presented
-   * item what the asking op shows beyond the resource (the client API's posture queries). */
-  private async list(kind: string, params: ListParams, viewer: Viewer, scope?: Scope, stream = false, decorate?: DecorateItem, asText = false): Promise<unknown> {
+  /** A list page (see ListOptions); with `stream`, an unpaged list answers `{cursor, meta}`
+   * instead (no data and no totalCount yet) and its items come from `listNext`. */
+  private async list(kind: string, params: ListParams, viewer: Viewer, options: ListOptions = {}): Promise<unknown> {
+    const { stream = false, decorate, asText = false } = options;
+    let scope = options.scope;
     if (!scope && params.roleFilter && params.roleFilter.length > 0) {
       scope = await this.access.roleFilterScope(kind, params.roleFilter, params.roleSemantic);
     }
@@ -213,7 +214,7 @@ export class QueryHandler {
   /** `/<parent>/{id}/<child>` as RELATIONS derives it; 404 when the parent is missing. */
   private async related(parent: { kind: string; id: string }, kind: string, params: ListParams, viewer: Viewer, stream = false): Promise<unknown> {
     const scope = await this.access.relationScope(parent, kind, params.policyType);
-    return this.list(kind, params, viewer, scope, stream, undefined, true);
+    return this.list(kind, params, viewer, { scope, stream, asText: true });
   }
 
   private filterableOf(kind: string): string[] {
