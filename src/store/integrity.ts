@@ -281,7 +281,9 @@ async function checkKeysOneByOne(kv: KvStore, family: string, range: { gte: stri
  * generation grew by during a check that found problems). */
 class DerivedKeys {
   private readonly sets = new Map<string, ReadonlySet<string>>();
-  /** Record keys in the order their sets were kept; those before `head` are dropped. */
+  /** Record keys in the order their sets were kept; those before `head` are dropped. A record
+   * is added only when it has no kept set, and its set leaves the Map only as its place is
+   * passed, so each kept set has exactly one place at or after `head`. */
   private readonly order: string[] = [];
   private head = 0;
   private readonly field: string;
