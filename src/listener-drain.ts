@@ -1,7 +1,6 @@
-// How the node's HTTPS listener stops without dropping a request that reached it: once the node
-// winds down every answer closes its connection (keep-alive clients reconnect, through the
-// balancer, to another node); then it stops accepting, closes idle connections, lets the requests
-// in flight finish for at most a bound, and only then cuts what is left. It decides no timing.
+// How the HTTPS listener stops without dropping a request it took: once winding down, every answer
+// closes its connection (keep-alive clients reconnect elsewhere); closing stops accepting, closes
+// idle connections and lets requests in flight finish, cutting what is left after a bound.
 
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Server } from 'node:https';
