@@ -30,6 +30,10 @@ export interface Config {
   logMaxBytes: number;
   /** How long a cluster node retries NATS and JetStream at start (ms); 0 = for ever. */
   clusterStartTimeoutMs: number;
+  /** On SIGTERM / SIGINT: how long the node keeps serving while GET /readyz answers 503
+   * SHUTTING_DOWN, so balancers send new connections elsewhere, before it stops listening (ms).
+   * 0 = none. Default CLUSTER_SHUTDOWN_GRACE_MS in cluster mode, 0 otherwise. */
+  shutdownGraceMs: number;
   tlsCert?: string;
   tlsKey?: string;
   /** Stable node name; undefined = generated once and kept in the data dir. */
@@ -56,6 +60,8 @@ interface KeySpec {
   choices?: readonly string[];
   min?: number;
   max?: number;
+  /** What 0 means for a duration or size (default: no limit). */
+  zero?: string;
 }
 
 export const DEFAULTS = {
@@ -67,6 +73,8 @@ export const DEFAULTS = {
   logMaxAgeMs: 24 * 3600_000,
   logMaxBytes: 0,
   clusterStartTimeoutMs: 60_000,
+  /** In cluster mode CLUSTER_SHUTDOWN_GRACE_MS unless set. */
+  shutdownGraceMs: 0,
   sessionTimeoutMinutes: 30,
   workerThreads: 2,
   workerPriority: 'background',
@@ -74,6 +82,11 @@ export const DEFAULTS = {
   cacheMb: 512,
   logLevel: 'info',
 } as const satisfies Partial<Config>;
+
+/** The shutdown grace of a cluster node unless configured: longer than the balancer's health
+ * check needs to take a node out (deploy/compose/haproxy.cfg: ~1.5 s, every 1 s then 0.5 s,
+ * twice). An embedded node has no peer to hand traffic to and stops at once by default. */
+export const CLUSTER_SHUTDOWN_GRACE_MS = 3_000;
 
 const LEVELS = ['debug', 'info', 'warn', 'error', 'silent'];
 
@@ -91,6 +104,7 @@ const KEYS: KeySpec[] = [
   { flag: 'log-max-age', env: 'WEFT_LOG_MAX_AGE', key: 'logMaxAgeMs', kind: 'duration', min: 120_000, help: 'cluster log retention by age, e.g. 24h, 90m; 0 = none (default 24h)' },
   { flag: 'log-max-bytes', env: 'WEFT_LOG_MAX_BYTES', key: 'logMaxBytes', kind: 'bytes', min: 65_536, help: 'cluster log retention by size, e.g. 512MB, 8GB; 0 = none (default 0)' },
   { flag: 'cluster-start-timeout', env: 'WEFT_CLUSTER_START_TIMEOUT', key: 'clusterStartTimeoutMs', kind: 'duration', min: 5_000, help: 'how long a cluster node retries NATS and JetStream at start (still forming, busy), e.g. 60s, 5m; 0 = for ever (default 60s)' },
+  { flag: 'shutdown-grace', env: 'WEFT_SHUTDOWN_GRACE', key: 'shutdownGraceMs', kind: 'duration', max: 600_000, zero: 'none', help: `on SIGTERM: keep serving this long with GET /readyz answering 503, then stop listening, e.g. 3s, 500ms; 0 = none (default ${CLUSTER_SHUTDOWN_GRACE_MS / 1000}s in cluster mode, else 0)` },
   { flag: 'tls-cert', env: 'WEFT_TLS_CERT', key: 'tlsCert', kind: 'string', help: 'PEM server certificate (default: generated under <data-dir>/pki)' },
   { flag: 'tls-key', env: 'WEFT_TLS_KEY', key: 'tlsKey', kind: 'string', help: 'PEM private key for --tls-cert' },
   { flag: 'node-id', env: 'WEFT_NODE_ID', key: 'nodeId', kind: 'string', help: 'node name (default: generated once, kept in the data dir)' },
@@ -110,10 +124,12 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | 'h
   const flags = parseFlags(argv);
   if (flags.has('help')) return 'help';
   const config: Record<string, unknown> = { ...DEFAULTS };
+  const given = new Set<keyof Config>();
   for (const spec of KEYS) {
     const raw = flags.get(spec.flag) ?? env[spec.env];
     if (raw === undefined || raw === '') continue;
     config[spec.key] = convert(spec, raw);
+    given.add(spec.key);
   }
   for (const name of flags.keys()) {
     if (!KEYS.some((k) => k.flag === name)) throw new ConfigError(`unknown flag --${name} (see --help)`);
@@ -124,6 +140,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config | 'h
     throw new ConfigError('--tls-cert / WEFT_TLS_CERT and --tls-key / WEFT_TLS_KEY must be given together');
   }
   validateCluster(config);
+  if (config.clusterSecret && !given.has('shutdownGraceMs')) config.shutdownGraceMs = CLUSTER_SHUTDOWN_GRACE_MS;
   const password = config.adminPassword as string | undefined;
   if (password !== undefined && (password.length < 5 || password.length > 100)) {
     throw new ConfigError('--admin-password / WEFT_ADMIN_PASSWORD must be 5 to 100 characters');
@@ -203,17 +220,21 @@ const UNITS = {
   bytes: { '': 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4 } as Record<string, number>,
 };
 
-/** A duration (`90s`, `30m`, `24h`, `7d`) or a size (`65536`, `512MB`, `8GiB`); `0` = no limit. */
+/** A duration (`90s`, `30m`, `24h`, `7d`) or a size (`65536`, `512MB`, `8GiB`); `0` = no limit
+ * (or what `spec.zero` says). */
 function convertQuantity(spec: KeySpec, name: string, raw: string): number {
   const kind = spec.kind as 'duration' | 'bytes';
+  const zero = spec.zero ?? 'no limit';
   const m = /^(\d+(?:\.\d+)?)\s*([a-zA-Z]*)$/.exec(raw.trim());
   const unit = m?.[1] === '0' && m[2] === '' ? 1 : UNITS[kind][m?.[2].toLowerCase() ?? 'x'];
   const example = kind === 'duration' ? 'a duration such as 24h, 90m or 7d' : 'a size such as 65536, 512MB or 8GiB';
-  if (!m || unit === undefined) throw new ConfigError(`${name} must be ${example} (or 0 for no limit), got ${JSON.stringify(raw)}`);
+  if (!m || unit === undefined) throw new ConfigError(`${name} must be ${example} (or 0 for ${zero}), got ${JSON.stringify(raw)}`);
   const value = Math.round(Number(m[1]) * unit);
+  const text = (n: number) => (kind === 'duration' ? durationText(n) : `${n} bytes`);
   if (value !== 0 && value < (spec.min ?? 0)) {
-    throw new ConfigError(`${name} must be 0 (no limit) or at least ${kind === 'duration' ? durationText(spec.min ?? 0) : `${spec.min} bytes`}, got ${JSON.stringify(raw)}`);
+    throw new ConfigError(`${name} must be 0 (${zero}) or at least ${text(spec.min ?? 0)}, got ${JSON.stringify(raw)}`);
   }
+  if (value > (spec.max ?? Infinity)) throw new ConfigError(`${name} must be at most ${text(spec.max!)}, got ${JSON.stringify(raw)}`);
   return value;
 }
 

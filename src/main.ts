@@ -37,6 +37,7 @@ import { causeOf } from './cluster/start-retry.js';
 import { NodeIdInUseError } from './cluster/membership.js';
 import { createLogger, type Logger } from './logger.js';
 import { listen, loadTls, readOrCreateNodeId, TLS_POLICY } from './node-setup.js';
+import { ListenerDrain } from './listener-drain.js';
 import { AdminPasswordFile } from './ops/admin-password-file.js';
 import { IntegrityRunner } from './ops/integrity-runner.js';
 import { NodeMetrics } from './ops/node-metrics.js';
@@ -77,7 +78,12 @@ export interface NodeHandle {
   proposer: Proposer;
   /** Resolves once posture re-evaluations of changes seen so far are done (tests, benchmarks). */
   postureIdle(): Promise<void>;
+  /** Stops the node at once: the listener closes (requests in flight finish, bounded), then everything else. */
   close(): Promise<void>;
+  /** A graceful stop (SIGTERM): GET /readyz answers 503 SHUTTING_DOWN and every answer closes
+   * its connection, while the node goes on serving for `graceMs` (or until `skipGrace` aborts)
+   * so balancers send new connections elsewhere; then close(). */
+  shutdown(graceMs: number, skipGrace?: AbortSignal): Promise<void>;
 }
 
 /** In-process overrides (tests): the posture clock and timers, so MFA timeouts run without sleeping. */
@@ -107,7 +113,9 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   };
   // Clients may present a certificate (cert login, enrollment, extension); Weft verifies it
   // itself, so the handshake accepts any or none.
-  const server = createServer({ ...TLS_POLICY, cert: tls.certPem, key: tls.keyPem, requestCert: true, rejectUnauthorized: false }, (req, res) => handle(req, res));
+  const server = createServer({ ...TLS_POLICY, cert: tls.certPem, key: tls.keyPem, requestCert: true, rejectUnauthorized: false });
+  const drain = new ListenerDrain(server);
+  server.on('request', drain.listener((req, res) => handle(req, res)));
   server.keepAliveTimeout = 65_000;
   await listen(server, host, port);
   const bound = server.address();
@@ -308,11 +316,10 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
           failure ??= err;
         }
       };
+      health.beginShutdown();
       health.stop();
-      await new Promise<void>((done) => {
-        server.close(() => done());
-        server.closeIdleConnections();
-      });
+      const { cut } = await drain.close();
+      if (cut > 0) log.warn('closing: requests still in flight after the drain bound were cut', { requests: cut });
       adminPasswordFile.stop();
       await step('posture streams', () => postureStreams.close());
       await step('gRPC server', () => grpc.close());
@@ -335,7 +342,31 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
     nodeId, url, grpcAddress: grpc.address, caPem: tls.caPem,
     generatedAdminPassword: boot?.generatedPassword,
     replica, actors, metrics, health, traces, proposer, postureIdle: () => postureStreams.reevaluator.idle(), close,
+    async shutdown(graceMs, skipGrace) {
+      health.beginShutdown();
+      drain.windDown();
+      if (graceMs > 0 && !closing) {
+        log.info('shutting down: not ready, serving on for the grace period', { graceMs });
+        await graceOver(graceMs, skipGrace);
+        log.info('shutting down: closing the listener', { requestsInFlight: drain.requestsInFlight });
+      }
+      await close();
+    },
   };
+}
+
+/** Resolves after `ms`, or at once when `skip` aborts. */
+function graceOver(ms: number, skip?: AbortSignal): Promise<void> {
+  return new Promise((done) => {
+    if (skip?.aborted) return done();
+    const timer = setTimeout(finish, ms);
+    skip?.addEventListener('abort', finish, { once: true });
+    function finish() {
+      clearTimeout(timer);
+      skip?.removeEventListener('abort', finish);
+      done();
+    }
+  });
 }
 
 function clusterConfig(config: Config): ClusterConfig {
@@ -395,9 +426,23 @@ async function runCli(): Promise<void> {
     );
   }
   logger.info('listening', { node: node.nodeId, api: `${node.url}/edge/management/v1`, client: `${node.url}/edge/client/v1`, grpc: node.grpcAddress, ca: join(resolve(config.dataDir), 'pki', 'ca.pem') });
+  // The first signal stops gracefully (config.shutdownGraceMs); a second one during the grace ends
+  // it at once (Ctrl-C twice), and one after it exits without waiting for the close to finish.
+  const skipGrace = new AbortController();
+  let graceUntil: number | undefined;
   const stop = (signal: string) => {
-    logger.info('draining', { node: node.nodeId, signal });
-    node.close().then(
+    if (graceUntil !== undefined && !skipGrace.signal.aborted && Date.now() < graceUntil) {
+      logger.info('second signal: ending the grace period now', { node: node.nodeId, signal });
+      skipGrace.abort();
+      return;
+    }
+    if (graceUntil !== undefined) {
+      logger.warn('signal while closing: exiting without waiting', { node: node.nodeId, signal });
+      process.exit(1);
+    }
+    graceUntil = Date.now() + config.shutdownGraceMs;
+    logger.info('draining', { node: node.nodeId, signal, graceMs: config.shutdownGraceMs });
+    node.shutdown(config.shutdownGraceMs, skipGrace.signal).then(
       () => {
         logger.info('stopped', { node: node.nodeId });
         process.exit(0);
@@ -408,8 +453,8 @@ async function runCli(): Promise<void> {
       },
     );
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 /** The operator's one-line message for a failure at start the operator can act on: a NATS

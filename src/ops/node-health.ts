@@ -36,7 +36,7 @@ export type HealthStatus = {
   live: boolean;
   ready: boolean;
   /** Why the node is not ready (or not live): a stable code such as `CATCHING_UP`. */
-  reason?: 'STARTING' | 'REPLICA_FAILED' | 'NATS_UNREACHABLE' | 'LOG_UNREADABLE' | 'CATCHING_UP' | 'DRAINING';
+  reason?: 'STARTING' | 'REPLICA_FAILED' | 'NATS_UNREACHABLE' | 'LOG_UNREADABLE' | 'CATCHING_UP' | 'DRAINING' | 'SHUTTING_DOWN';
   appliedSeq: number;
   /** The stream's last sequence at the last successful read, and never below appliedSeq: the
    * replica may have applied entries appended after that read (cluster only). */
@@ -49,6 +49,7 @@ export const DEFAULT_MAX_LAG = 100;
 
 export class NodeHealth {
   private started = false;
+  private shuttingDown = false;
   private lastSeq?: number;
   private lastReadMs = 0;
   private timer?: NodeJS.Timeout;
@@ -70,6 +71,17 @@ export class NodeHealth {
     void this.poll();
     this.timer = setInterval(() => void this.poll(), this.opts.pollMs ?? 1_000);
     this.timer.unref();
+  }
+
+  /** The node is stopping: from now on it is not ready (SHUTTING_DOWN), so balancers and
+   * probes take it out while it still serves what reaches it. It stays live. */
+  beginShutdown(): void {
+    this.shuttingDown = true;
+  }
+
+  /** True once beginShutdown was called. */
+  get isShuttingDown(): boolean {
+    return this.shuttingDown;
   }
 
   /** Stops reading the stream (the node is closing). */
@@ -108,12 +120,13 @@ export class NodeHealth {
     const base: HealthStatus = { nodeId: this.opts.nodeId, live: true, ready: false, appliedSeq };
     if (cluster?.failure()) return { ...base, live: false, reason: 'REPLICA_FAILED' };
     if (!this.started) return { ...base, reason: 'STARTING' };
-    if (!cluster) return { ...base, ready: true };
+    if (!cluster) return this.shuttingDown ? { ...base, reason: 'SHUTTING_DOWN' } : { ...base, ready: true };
     // The stream is read once a second, appliedSeq now: entries applied since the read are in the
     // stream too, so the pair is reported as one moment would show it (lastSeq >= appliedSeq).
     const lastSeq = this.lastSeq === undefined ? undefined : Math.max(this.lastSeq, appliedSeq);
     const lag = lastSeq === undefined ? undefined : lastSeq - appliedSeq;
     const withLog = { ...base, lastSeq, lag };
+    if (this.shuttingDown) return { ...withLog, reason: 'SHUTTING_DOWN' };
     if (!cluster.natsConnected()) return { ...withLog, reason: 'NATS_UNREACHABLE' };
     if (lag === undefined || this.now() - this.lastReadMs > this.staleAfterMs) return { ...withLog, reason: 'LOG_UNREADABLE' };
     if (lag > this.maxLag) return { ...withLog, reason: 'CATCHING_UP' };

@@ -9,6 +9,7 @@ import { delimiter, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parseConfig } from '../../src/config.js';
+import { DRAIN_TIMEOUT_MS } from '../../src/listener-drain.js';
 import { findNatsServer } from '../support/nats-server.js';
 import { parseYamlDocuments } from '../support/kustomize.js';
 import { startTestNode } from '../support/test-node.js';
@@ -133,5 +134,22 @@ describe('deploy/compose.yaml', () => {
     assert.deepEqual(servers, [...WEFT.map((w) => `${w}=${w}:1280`), ...WEFT.map((w) => `${w}=${w}:1281`)]);
     assert.equal([...text.matchAll(/option httpchk GET \/readyz/g)].length, 2);
     assert.deepEqual(services.haproxy.ports, ['1280:1280', '1281:1281']);
+  });
+
+  it('a stopping node is out of HAProxy before its shutdown grace ends, and Compose gives it time to stop', () => {
+    const text = readFileSync(mounted('haproxy', '/usr/local/etc/haproxy/haproxy.cfg'), 'utf8');
+    const check = /^\s*default-server .*\binter (\d+)(ms|s) fastinter (\d+)(ms|s) fall (\d+)/m.exec(text);
+    assert.ok(check, 'default-server sets inter, fastinter and fall');
+    const ms = (n: string, unit: string) => Number(n) * (unit === 's' ? 1000 : 1);
+    // The next check, then fall - 1 more at the fast interval; plus a second for the checks themselves.
+    const outWithinMs = ms(check[1]!, check[2]!) + (Number(check[5]) - 1) * ms(check[3]!, check[4]!) + 1_000;
+    const vars = { WEFT_CLUSTER_SECRET: 's'.repeat(64) };
+    const config = parseConfig([], Object.fromEntries(Object.entries(services['weft-1'].environment).map(([k, v]) => [k, interpolate(v, vars)])));
+    assert.notEqual(config, 'help');
+    if (config === 'help') return;
+    assert.ok(outWithinMs <= config.shutdownGraceMs, `HAProxy takes a node out within ${outWithinMs} ms, the grace is ${config.shutdownGraceMs} ms`);
+    const stopGrace = /^(\d+)s$/.exec(String(services['weft-1'].stop_grace_period));
+    assert.ok(stopGrace, 'the nodes set stop_grace_period in seconds');
+    assert.ok(Number(stopGrace[1]) * 1000 >= config.shutdownGraceMs + DRAIN_TIMEOUT_MS + 5_000, `stop_grace_period ${stopGrace[0]} covers the grace, the drain and leaving`);
   });
 });

@@ -12,6 +12,7 @@ import { delimiter, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parseConfig } from '../../src/config.js';
+import { DRAIN_TIMEOUT_MS } from '../../src/listener-drain.js';
 import { findNatsServer } from '../support/nats-server.js';
 import { containersOf, parseYamlDocuments, referenceErrors, renderKustomization, schemaErrors, type K8sObject } from '../support/kustomize.js';
 
@@ -126,6 +127,16 @@ describe('deploy/kubernetes', () => {
     if (config === 'help') return;
     assert.equal(config.clusterReplicas, 3);
     assert.equal(config.natsUrl?.split(',').length, 3);
+  });
+
+  it('a pod is given time to stop: its shutdown grace, the drain of requests in flight and leaving the cluster', () => {
+    const data = find(objects, 'ConfigMap', 'weft-config').data as Record<string, string>;
+    const config = parseConfig([], { ...data, WEFT_CLUSTER_SECRET: 'x'.repeat(40), WEFT_NODE_ID: 'weft-0' });
+    assert.notEqual(config, 'help');
+    if (config === 'help') return;
+    assert.equal(config.shutdownGraceMs, 5_000);
+    const allowed = find(objects, 'StatefulSet', 'weft').spec.template.spec.terminationGracePeriodSeconds as number;
+    assert.ok(allowed * 1000 >= config.shutdownGraceMs + DRAIN_TIMEOUT_MS + 5_000, `terminationGracePeriodSeconds ${allowed} covers the grace, the drain and leaving`);
   });
 
   it('NATS is a three-server JetStream cluster that nats-server -t accepts, and Weft points at every server', () => {

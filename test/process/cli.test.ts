@@ -1,6 +1,7 @@
 // The command line of the real process: --help, refused flags and settings (exit 2 with a
-// message naming them), a SIGTERM that lets requests already received finish (exit 0), and the
-// worker pool's CPU priority as the kernel shows it.
+// message naming them), a SIGTERM that lets requests already received finish (exit 0), the
+// shutdown grace (not ready, still serving; a second signal ends it), and the worker pool's CPU
+// priority as the kernel shows it.
 
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -125,6 +126,37 @@ test('SIGTERM lets requests already received finish, then exits 0', { timeout: 1
   assert.equal(await node.waitForExit(60_000), 0, `exit code after draining\n${node.stdout()}\n${node.stderr()}`);
   assert.match(node.stdout(), /"msg":"stopped"/);
   assert.equal(node.proc.signalCode, null, 'exited by itself, not by a signal');
+});
+
+test('with a shutdown grace, SIGTERM turns GET /readyz to 503 SHUTTING_DOWN while the node still serves, closing each connection; a second signal ends the grace', { timeout: 120_000 }, async () => {
+  const dataDir = join(await tempDir(), 'data');
+  // A grace far longer than the test: only the second signal can end it in time.
+  const node = await startCliNode({ dataDir, env: { WEFT_ADMIN_PASSWORD: PASSWORD, WEFT_SHUTDOWN_GRACE: '10m' } });
+  nodes.push(node);
+  const token = await node.login('admin', PASSWORD);
+  const api = new URL(node.api);
+  const readyz = `${api.origin}/readyz`;
+  assert.equal((await node.request('GET', readyz)).status, 200);
+
+  node.proc.kill('SIGTERM');
+  await waitForOutput(node, /"msg":"draining".*"graceMs":600000/);
+  const notReady = await node.request('GET', readyz);
+  assert.equal(notReady.status, 503, notReady.text);
+  assert.equal(notReady.body.data.reason, 'SHUTTING_DOWN');
+  assert.equal(notReady.body.data.live, true);
+  // A keep-alive request is answered, and its connection closed by the node (the client
+  // reconnects, through a balancer, to another node).
+  const raw = await openRaw(api, node.caPem);
+  raw.socket.write(`GET ${api.pathname}/identities?limit=1 HTTP/1.1\r\nHost: ${api.host}\r\nzt-session: ${token}\r\n\r\n`);
+  const res = await raw.response;
+  assert.equal(res.status, 200, res.raw);
+  assert.equal(res.headers.get('connection'), 'close', res.raw);
+  assert.equal(node.proc.exitCode, null, 'still running during the grace');
+
+  node.proc.kill('SIGINT');
+  assert.equal(await node.waitForExit(30_000), 0, `exit code after the second signal\n${node.stdout()}\n${node.stderr()}`);
+  assert.match(node.stdout(), /"msg":"second signal: ending the grace period now"/);
+  assert.match(node.stdout(), /"msg":"stopped"/);
 });
 
 interface RawResponse {

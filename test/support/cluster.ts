@@ -1,6 +1,6 @@
 // Test support: a real cluster on loopback — nats-server processes in one JetStream cluster
 // (nats-cluster.ts), Weft node processes (`node dist/src/main.js` in cluster mode, each with its own data dir)
-// and HAProxy in TCP mode in front. Everything it starts is killed by close() or at exit.
+// and HAProxy in TCP mode in front, checking GET /readyz. Everything it starts is killed by close() or at exit.
 
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -16,6 +16,11 @@ import { ClusterNode } from './cluster-node.js';
 import { ApiClient } from './test-node.js';
 
 export { ClusterNode } from './cluster-node.js';
+
+/** WEFT_SHUTDOWN_GRACE of the nodes behind the balancer: longer than HAProxy needs to take a
+ * stopping node out (haproxy.ts: 300 ms plus its checks' own time on a busy machine), short enough
+ * for the suite. Nodes without a balancer stop at once. */
+export const TEST_SHUTDOWN_GRACE = '1s';
 
 /** The default admin every test cluster is created with. */
 export const CLUSTER_ADMIN = { username: 'admin', password: 'cluster-admin-pw-1' };
@@ -33,7 +38,8 @@ export interface ClusterOptions {
   name?: string;
   /** WEFT_CLUSTER_SECRET (default: 48 random hex characters). */
   secret?: string;
-  /** Extra environment for every node. */
+  /** Extra environment for every node (WEFT_SHUTDOWN_GRACE defaults to TEST_SHUTDOWN_GRACE
+   * with a balancer, 0 without). */
   env?: Record<string, string>;
 }
 
@@ -270,7 +276,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const nats = opts.nats ?? (await startNatsCluster(opts.natsServers ?? 3));
     if (!opts.nats) ownedNats.add(nats);
     const name = opts.name ?? `t${randomBytes(4).toString('hex')}`;
-    cluster = new Cluster(dir, name, opts.secret ?? randomBytes(24).toString('hex'), nats, !opts.nats, opts.env ?? {});
+    const grace = (opts.balancer ?? true) ? TEST_SHUTDOWN_GRACE : '0';
+    cluster = new Cluster(dir, name, opts.secret ?? randomBytes(24).toString('hex'), nats, !opts.nats, { WEFT_SHUTDOWN_GRACE: grace, ...opts.env });
     const count = opts.nodes ?? 3;
     const nodes = await Promise.all(Array.from({ length: count }, () => cluster!.newNode()));
     if (nodes.length > 0) {

@@ -1,5 +1,6 @@
 // Test support: HAProxy (Debian's package) in TCP mode in front of the nodes' HTTPS ports:
-// roundrobin per connection, TLS passed through untouched, a TLS handshake as health check.
+// roundrobin per connection, TLS passed through untouched, GET /readyz over TLS as health check
+// (as deploy/compose/haproxy.cfg does, checked more often).
 
 import { existsSync, writeFileSync } from 'node:fs';
 import { canConnect } from './nats-server.js';
@@ -60,7 +61,13 @@ export function haproxyConfig(port: number, statsPort: number, servers: Balanced
     '  default_backend nodes',
     'backend nodes',
     '  balance roundrobin',
-    '  default-server check check-ssl verify none inter 500 fall 2 rise 1',
+    // A node takes new connections only while it answers 200 (ready, not shutting down). Once it
+    // answers 503 it is out within 300 ms plus the checks' own time: the next check (every
+    // 200 ms) and one more 100 ms later (fall 2). A stopping node's grace (cluster.ts:
+    // TEST_SHUTDOWN_GRACE) is longer.
+    '  option httpchk GET /readyz',
+    '  http-check expect status 200',
+    '  default-server check check-ssl verify none inter 200 fastinter 100 fall 2 rise 1',
     ...servers.map((s) => `  server ${s.name} 127.0.0.1:${s.port}`),
     'listen stats',
     '  mode http',

@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, DEFAULTS, parseConfig, splitAddress, type Config } from '../../src/config.js';
+import { CLUSTER_SHUTDOWN_GRACE_MS, ConfigError, DEFAULTS, parseConfig, splitAddress, type Config } from '../../src/config.js';
 
 function config(argv: string[], env: Record<string, string> = {}): Config {
   const result = parseConfig(argv, env);
@@ -33,6 +33,7 @@ describe('parseConfig defaults', () => {
       logMaxAgeMs: 86_400_000,
       logMaxBytes: 0,
       clusterStartTimeoutMs: 60_000,
+      shutdownGraceMs: 0,
       sessionTimeoutMinutes: 30,
       workerThreads: 2,
       workerPriority: 'background',
@@ -88,6 +89,7 @@ describe('parseConfig sources', () => {
       WEFT_MAILBOX_SIZE: '128',
       WEFT_CACHE_MB: '64',
       WEFT_LOG_LEVEL: 'debug',
+      WEFT_SHUTDOWN_GRACE: '1500ms',
     });
     assert.deepEqual(c, {
       listen: '0.0.0.0:8443',
@@ -103,6 +105,7 @@ describe('parseConfig sources', () => {
       logMaxAgeMs: 86_400_000,
       logMaxBytes: 0,
       clusterStartTimeoutMs: 60_000,
+      shutdownGraceMs: 1_500,
       tlsCert: '/c.pem',
       tlsKey: '/k.pem',
       nodeId: 'node-1',
@@ -285,5 +288,30 @@ describe('parseConfig log retention', () => {
 
   it('refuses a start timeout under 5 seconds, naming it in seconds', () => {
     refuses(['--cluster-start-timeout', '1s'], {}, /--cluster-start-timeout \/ WEFT_CLUSTER_START_TIMEOUT must be 0 \(no limit\) or at least 5s/);
+  });
+});
+
+describe('parseConfig shutdown grace', () => {
+  const cluster = { WEFT_NATS_URL: 'nats://a:4222', WEFT_CLUSTER_SECRET: 's'.repeat(32) };
+
+  it('is 0 for an embedded node and CLUSTER_SHUTDOWN_GRACE_MS (3 s) in cluster mode', () => {
+    assert.equal(config([]).shutdownGraceMs, 0);
+    assert.equal(config([], { WEFT_NATS_URL: 'nats://a:4222' }).shutdownGraceMs, 0);
+    assert.equal(CLUSTER_SHUTDOWN_GRACE_MS, 3_000);
+    assert.equal(config([], cluster).shutdownGraceMs, 3_000);
+  });
+
+  it('takes the value given, 0 included, in either mode', () => {
+    assert.equal(config(['--shutdown-grace', '0'], cluster).shutdownGraceMs, 0);
+    assert.equal(config([], { ...cluster, WEFT_SHUTDOWN_GRACE: '500ms' }).shutdownGraceMs, 500);
+    assert.equal(config(['--shutdown-grace=2s']).shutdownGraceMs, 2_000);
+  });
+
+  it('refuses a grace without a unit, saying what 0 means', () => {
+    refuses([], { WEFT_SHUTDOWN_GRACE: '3' }, /--shutdown-grace \/ WEFT_SHUTDOWN_GRACE must be a duration such as .* \(or 0 for none\)/);
+  });
+
+  it('refuses a grace longer than 10 minutes', () => {
+    refuses(['--shutdown-grace', '11m'], {}, /--shutdown-grace \/ WEFT_SHUTDOWN_GRACE must be at most 10m/);
   });
 });

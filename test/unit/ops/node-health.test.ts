@@ -1,5 +1,6 @@
 // Tests for NodeHealth: when an embedded and a cluster node are live and ready, from the
-// applied sequence, the stream's last sequence, the NATS connection, a replica failure and a drain.
+// applied sequence, the stream's last sequence, the NATS connection, a replica failure, a drain
+// and a shutdown.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -115,6 +116,22 @@ describe('NodeHealth', () => {
     state.draining = true;
     assert.equal(health.status().reason, 'DRAINING');
     assert.equal(health.status().live, true);
+  });
+
+  it('an embedded node that began shutting down is live but not ready (SHUTTING_DOWN)', () => {
+    const health = new NodeHealth({ nodeId: 'e1', appliedSeq: () => 7 });
+    health.start();
+    health.beginShutdown();
+    assert.deepEqual(health.status(), { nodeId: 'e1', live: true, ready: false, reason: 'SHUTTING_DOWN', appliedSeq: 7 });
+  });
+
+  it('a caught-up cluster node that began shutting down is live but not ready (SHUTTING_DOWN), also when NATS is gone', async () => {
+    const { state, health } = await clusterNode({ applied: 9, last: 9 });
+    assert.equal(health.status().ready, true);
+    health.beginShutdown();
+    assert.deepEqual(health.status(), { nodeId: 'n1', live: true, ready: false, reason: 'SHUTTING_DOWN', appliedSeq: 9, lastSeq: 9, lag: 0 });
+    state.connected = false;
+    assert.equal(health.status().reason, 'SHUTTING_DOWN');
   });
 
   it('hands the status after each read to onPoll', async () => {
