@@ -1,6 +1,7 @@
 // Scaling a cluster under a write load through HAProxy: three nodes become five (the new ones
 // join from a peer's snapshot while writes go on), then three again by the documented procedure
-// (`weft cluster remove <node>`, then stopping it), and no acknowledged write is lost.
+// (`weft cluster remove <node>`, a balancer reload without it, then stopping it); every create
+// is answered and no acknowledged write is lost.
 
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
@@ -42,7 +43,7 @@ describe('scaling three → five → three under a write load', () => {
     }
   };
 
-  it('adds two nodes and removes two while writes go on, and every acknowledged write is readable on every node', { timeout: 420_000 }, async () => {
+  it('adds two nodes and removes two while writes go on, answers every create, and every acknowledged write is readable on every node', { timeout: 420_000 }, async () => {
     await writeFile(join(cluster.dir, 'ca.pem'), cluster.caPem);
     const login = await weft(['login', '--url', cluster.balancerUrl, '--ca', join(cluster.dir, 'ca.pem'), '--username', CLUSTER_ADMIN.username, '--password', CLUSTER_ADMIN.password]);
     assert.equal(login.code, 0, login.err);
@@ -79,6 +80,11 @@ describe('scaling three → five → three under a write load', () => {
 
     const ids = acknowledged(outcomes);
     const problems: (string | undefined)[] = [];
+    // The balancer changes its server list by a reload (the replaced process finishes its
+    // connections) and a removed node stops only once it is out of it, with its grace: no
+    // connection is cut, every create gets an answer.
+    const unanswered = outcomes.filter((o) => o.status === undefined);
+    if (unanswered.length > 0) problems.push(`${unanswered.length} creates got no answer: ${unanswered.slice(0, 5).map((o) => `${o.name} after ${o.ms} ms (${o.error})`).join('; ')}`);
     for (const node of cluster.nodes) {
       problems.push(await problemOf(() => assertAllReadable(node.mgmt, token, ids, node.name)));
       problems.push(await problemOf(() => assertNoneCommitted(node.mgmt, token, failedByAnswer(outcomes), node.name)));

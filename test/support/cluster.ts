@@ -127,12 +127,13 @@ export class Cluster {
     return node;
   }
 
-  /** Stops a member (SIGTERM) and takes it out of the membership list and the balancer;
-   * resolves to its exit code. (Drain it first, as an operator does: `weft cluster remove`.) */
+  /** Takes a member out of the balancer (a reload: connections it has go on) and the members
+   * list, then stops it (SIGTERM, with its shutdown grace); resolves to its exit code. (Drain it
+   * first, as an operator does: `weft cluster remove`.) */
   async removeNode(node: ClusterNode): Promise<number | null> {
-    const code = await node.stop();
     this.nodes.splice(this.nodes.indexOf(node), 1);
     await this.balancer?.setServers(this.nodes.map((n) => ({ name: n.name, port: n.port })));
+    const code = await node.stop();
     await this.waitBalanced();
     return code;
   }

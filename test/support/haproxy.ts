@@ -1,14 +1,18 @@
 // Test support: HAProxy (Debian's package) in TCP mode in front of the nodes' HTTPS ports:
 // roundrobin per connection, TLS passed through untouched, GET /readyz over TLS as health check
-// (as deploy/compose/haproxy.cfg does, checked more often).
+// (as deploy/compose/haproxy.cfg does, checked more often). A new server list is a soft reload,
+// never a restart: no connection is refused or cut.
 
 import { existsSync, writeFileSync } from 'node:fs';
 import { canConnect } from './nats-server.js';
 import { join } from 'node:path';
-import { spawnLogged, tailOf, type LoggedProcess } from './logged-process.js';
+import { readFrom, sizeOf, spawnLogged, tailOf, type LoggedProcess } from './logged-process.js';
 
 const LOCATIONS = ['/usr/sbin/haproxy', '/usr/bin/haproxy', '/usr/local/sbin/haproxy'];
 const READY_TIMEOUT_MS = 10_000;
+/** How long a process replaced by a reload may go on with its connections: longer than a removed
+ * node takes to answer what it has (its shutdown grace, then at most DRAIN_TIMEOUT_MS, 10 s). */
+export const HARD_STOP_AFTER = '15s';
 
 /** A backend server: its name in the stats and its loopback HTTPS port. */
 export interface BalancedServer {
@@ -21,7 +25,13 @@ export interface Balancer {
   port: number;
   /** https://127.0.0.1:<port> */
   url: string;
-  /** Restarts HAProxy on the same port with this server list (how a new node is added). */
+  /**
+   * Reloads HAProxy with this server list, as an operator does (`haproxy -x <socket> -sf <pid>`):
+   * the new process takes over the listening sockets (no connection waiting to be accepted is
+   * lost), the old one stops accepting and finishes the connections it has (each stays with its
+   * node) before it exits, at most HARD_STOP_AFTER later. Resolves once the new process serves
+   * and the old one has stopped accepting.
+   */
   setServers(servers: BalancedServer[]): Promise<void>;
   /** Connections each server got (`stot`) and whether its health check says UP. */
   stats(): Promise<Map<string, { connections: number; up: boolean }>>;
@@ -41,12 +51,15 @@ export function findHaproxy(): string {
   );
 }
 
-/** The configuration: one TCP frontend, one roundrobin backend, an HTTP stats listener. */
-export function haproxyConfig(port: number, statsPort: number, servers: BalancedServer[]): string {
+/** The configuration: one TCP frontend, one roundrobin backend, an HTTP stats listener, and an
+ * admin socket that hands the listening sockets over to the next process at a reload. */
+export function haproxyConfig(port: number, statsPort: number, servers: BalancedServer[], socketPath: string): string {
   return [
     'global',
     '  maxconn 1024',
     '  nbthread 1',
+    `  stats socket ${socketPath} mode 600 level admin expose-fd listeners`,
+    `  hard-stop-after ${HARD_STOP_AFTER}`,
     'defaults',
     '  mode tcp',
     '  timeout connect 1s',
@@ -78,21 +91,40 @@ export function haproxyConfig(port: number, statsPort: number, servers: Balanced
   ].join('\n');
 }
 
-/** Starts HAProxy on `port` (stats on `statsPort`) writing its config and log into `dir`. */
+/** Starts HAProxy on `port` (stats on `statsPort`) writing its config, admin socket and log into `dir`. */
 export async function startHaproxy(dir: string, port: number, statsPort: number, servers: BalancedServer[]): Promise<Balancer> {
   const bin = findHaproxy();
   const configPath = join(dir, 'haproxy.cfg');
+  const socketPath = join(dir, 'haproxy.sock');
   const logPath = join(dir, 'haproxy.log');
   let proc: LoggedProcess | undefined;
+  /** Processes replaced by a reload, finishing their connections (stop() ends them too). */
+  const retiring = new Set<LoggedProcess>();
 
   const launch = async (list: BalancedServer[]) => {
-    writeFileSync(configPath, haproxyConfig(port, statsPort, list));
-    proc = spawnLogged(bin, ['-db', '-f', configPath], process.env, logPath, logPath);
+    writeFileSync(configPath, haproxyConfig(port, statsPort, list, socketPath));
+    const previous = proc?.isRunning() ? proc : undefined;
+    const logFrom = sizeOf(logPath);
+    // -x: take the listening sockets over from the running process; -sf: once serving, tell it
+    // to stop accepting and to exit when its connections are done (a soft stop).
+    const takeOver = previous ? ['-x', socketPath, '-sf', String(previous.proc.pid)] : [];
+    const next = spawnLogged(bin, ['-db', '-f', configPath, ...takeOver], process.env, logPath, logPath);
     const deadline = Date.now() + READY_TIMEOUT_MS;
-    while (!(await canConnect(port))) {
-      if (!proc.isRunning()) throw new Error(`haproxy exited at start:\n${tailOf(logPath)}`);
-      if (Date.now() > deadline) throw new Error(`haproxy did not listen on ${port}:\n${tailOf(logPath)}`);
+    const ready = previous
+      ? async () => !previous.isRunning() || new RegExp(`\\(${previous.proc.pid}\\) : Proxy weft stopped`).test(readFrom(logPath, logFrom))
+      : () => canConnect(port);
+    while (!(await ready())) {
+      if (!next.isRunning()) throw new Error(`haproxy exited at ${previous ? 'a reload' : 'start'}:\n${tailOf(logPath)}`);
+      if (Date.now() > deadline) {
+        await next.kill();
+        throw new Error(`haproxy did not ${previous ? 'take over' : `listen on ${port}`} within ${READY_TIMEOUT_MS} ms:\n${tailOf(logPath)}`);
+      }
       await sleep(50);
+    }
+    proc = next;
+    if (previous) {
+      retiring.add(previous);
+      void previous.exited.then(() => retiring.delete(previous));
     }
   };
 
@@ -117,7 +149,6 @@ export async function startHaproxy(dir: string, port: number, statsPort: number,
     logPath,
     stats,
     async setServers(list) {
-      await proc?.stop('SIGTERM', 10_000);
       await launch(list);
     },
     async waitUp(names, timeoutMs = 15_000) {
@@ -131,7 +162,7 @@ export async function startHaproxy(dir: string, port: number, statsPort: number,
       }
     },
     async stop() {
-      await proc?.stop('SIGTERM', 10_000).catch(() => proc?.kill());
+      await Promise.all([proc, ...retiring].map((p) => p?.stop('SIGTERM', 10_000).catch(() => p.kill())));
     },
   };
 }
