@@ -152,4 +152,16 @@ describe('deploy/compose.yaml', () => {
     assert.ok(stopGrace, 'the nodes set stop_grace_period in seconds');
     assert.ok(Number(stopGrace[1]) * 1000 >= config.shutdownGraceMs + DRAIN_TIMEOUT_MS + 5_000, `stop_grace_period ${stopGrace[0]} covers the grace, the drain and leaving`);
   });
+
+  it('after a reload, the old HAProxy worker may finish a removed node\'s connections: hard-stop-after outlasts its grace and drain', () => {
+    const text = readFileSync(mounted('haproxy', '/usr/local/etc/haproxy/haproxy.cfg'), 'utf8');
+    const bound = /^\s*hard-stop-after (\d+)(ms|s|m)$/m.exec(text);
+    assert.ok(bound, 'global sets hard-stop-after (an old worker does not live on for ever)');
+    const boundMs = Number(bound[1]) * { ms: 1, s: 1000, m: 60_000 }[bound[2] as 'ms' | 's' | 'm'];
+    const vars = { WEFT_CLUSTER_SECRET: 's'.repeat(64) };
+    const config = parseConfig([], Object.fromEntries(Object.entries(services['weft-1'].environment).map(([k, v]) => [k, interpolate(v, vars)])));
+    assert.notEqual(config, 'help');
+    if (config === 'help') return;
+    assert.ok(boundMs > config.shutdownGraceMs + DRAIN_TIMEOUT_MS, `hard-stop-after ${bound[1]}${bound[2]} outlasts the grace (${config.shutdownGraceMs} ms) and the drain (${DRAIN_TIMEOUT_MS} ms)`);
+  });
 });
