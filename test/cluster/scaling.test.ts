@@ -54,7 +54,12 @@ describe('scaling three → five → three under a write load', () => {
       await progress(seen, 20, 'before scaling');
       const added = [await cluster.addNode({ nodeId: 'scale-4' }), await cluster.addNode({ nodeId: 'scale-5' })];
       await progress(seen, 20, 'with five nodes');
-      const five = await members();
+      // A member's `ready` is its readiness at its last heartbeat (every second): wait for one.
+      let five = await members();
+      for (let waited = 0; !five.every((m) => m.ready && m.shards > 0) && waited < 10_000; waited += 250) {
+        await sleep(250);
+        five = await members();
+      }
       assert.deepEqual(five.map((m) => m.id).filter((id) => id.startsWith('scale-')).sort(), ['scale-4', 'scale-5']);
       assert.equal(five.length, 5);
       assert.ok(five.every((m) => m.ready && m.shards > 0), `five ready members sharing the shards: ${JSON.stringify(five)}`);

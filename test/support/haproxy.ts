@@ -33,7 +33,8 @@ export interface Balancer {
    * and the old one has stopped accepting.
    */
   setServers(servers: BalancedServer[]): Promise<void>;
-  /** Connections each server got (`stot`) and whether its health check says UP. */
+  /** Connections each server got (`stot`) and whether it is UP by a check that passed (a new
+   * process counts every server UP until its first check: that alone is not `up`). */
   stats(): Promise<Map<string, { connections: number; up: boolean }>>;
   /** Resolves once every named server's health check is UP (throws after `timeoutMs`). */
   waitUp(names: string[], timeoutMs?: number): Promise<void>;
@@ -137,7 +138,8 @@ export async function startHaproxy(dir: string, port: number, statsPort: number,
     for (const line of lines.slice(1)) {
       const cells = line.split(',');
       if (cells[col('pxname')] !== 'nodes' || cells[col('svname')] === 'BACKEND') continue;
-      out.set(cells[col('svname')], { connections: Number(cells[col('stot')]), up: cells[col('status')] === 'UP' });
+      const checked = /L7OK/.test(cells[col('check_status')]);
+      out.set(cells[col('svname')], { connections: Number(cells[col('stot')]), up: cells[col('status')] === 'UP' && checked });
     }
     return out;
   };
