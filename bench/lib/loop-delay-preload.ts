@@ -3,12 +3,14 @@
 // pauses. Each SIGUSR2 appends one JSON line (a `LoopWindow`) to that file covering the time since
 // the previous one, so a job between two signals gets its own figures. Not loaded with
 // cpu-profile-preload.ts (both answer SIGUSR2). Changes nothing in the product but wraps the
-// HTTPS server's request listener to time each `/version` answer.
+// HTTPS server's request listener to time each `/version` answer. BENCH_V8_FLAGS, when set, is
+// given to V8 at once (to compare collector settings: V8 flags are refused in NODE_OPTIONS).
 
 import { appendFileSync } from 'node:fs';
 import https from 'node:https';
 import { syncBuiltinESMExports } from 'node:module';
 import { constants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
 import { isMainThread } from 'node:worker_threads';
 
 /** One window between two signals. Times in ms; `at` values are epoch ms. */
@@ -47,6 +49,8 @@ const KINDS: Record<number, string> = {
   [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
   [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
 };
+
+if (process.env.BENCH_V8_FLAGS) setFlagsFromString(process.env.BENCH_V8_FLAGS);
 
 const file = process.env.BENCH_LOOP_FILE;
 if (file && isMainThread) {

@@ -183,6 +183,7 @@ export async function stallLarge(ctx: ScenarioContext): Promise<Row[]> {
   await damageIndex(dataDir);
   const loopFile = join(dataDir, 'loop-delay.jsonl');
   const node = await startBenchNode(dataDir, { NODE_OPTIONS: `--import=${PRELOAD}`, BENCH_LOOP_FILE: loopFile });
+  if (process.env.BENCH_V8_FLAGS) ctx.log(`node V8 flags: ${process.env.BENCH_V8_FLAGS}`);
   try {
     const rows: Row[] = [];
     const jobs: [string, () => Promise<void>][] = [
