@@ -1,25 +1,61 @@
 // Long jobs against one request: the longest wait of a `/version` request while an integrity
 // check, an unpaged list (`limit=-1`) and an integrity fix run over 100,000 identities.
 // `/version` is asked one request after another on its own connection; the list's answer is
-// read and dropped by another process, so its reading never delays this one's event loop.
+// read and dropped by another process, so its reading never delays this one's event loop. The node
+// runs with bench/lib/loop-delay-preload.ts: each row also gives the node's own event-loop delay
+// and garbage-collection pauses over the job, telling a blocked loop from time lost outside it.
 
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Agent, fetch } from 'undici';
 import { LevelKv } from '../../src/store/level-kv.js';
 import { seededCopy, startBenchNode, type RunningNode } from '../lib/harness.js';
 import { LARGE } from '../lib/seed.js';
+import type { LoopWindow } from '../lib/loop-delay-preload.js';
 import type { Row, ScenarioContext } from './types.js';
+
+const PRELOAD = new URL('../lib/loop-delay-preload.js', import.meta.url).href;
 
 /** The wait a request may have behind a long job. */
 const TARGET_MS = 50;
 
-/** Runs `job` while `/version` is asked in a loop; the longest and the median wait, and the count. */
-async function versionWaits(node: RunningNode, job: () => Promise<void>): Promise<{ maxMs: number; p50Ms: number; p99Ms: number; count: number; jobMs: number }> {
+/** What `/version` met while a job ran: its waits (the longest three with when they ended, epoch
+ * ms), and how late this process's own 10 ms timer fired (a wait it caused itself, or lost its core). */
+interface Waits {
+  maxMs: number;
+  p50Ms: number;
+  p99Ms: number;
+  count: number;
+  jobMs: number;
+  /** When the job started (epoch ms). */
+  startedAt: number;
+  longest: { at: number; ms: number }[];
+  /** Every wait over 20 ms, with when it ended (epoch ms). */
+  slow: { at: number; ms: number }[];
+  clientDelayMaxMs: number;
+  /** This process's timer delays over 20 ms: when (epoch ms), how late. */
+  clientBlocks: { at: number; ms: number }[];
+}
+
+/** Runs `job` while `/version` is asked in a loop; the waits it met. */
+async function versionWaits(node: RunningNode, job: () => Promise<void>): Promise<Waits> {
   const dispatcher = new Agent({ connect: { ca: node.node.caPem }, connections: 1 });
   const url = `${node.node.api}/version`;
   const waits: number[] = [];
+  let longest: { at: number; ms: number }[] = [];
+  const slow: { at: number; ms: number }[] = [];
+  const own = monitorEventLoopDelay({ resolution: 10 });
+  own.enable();
+  const clientBlocks: { at: number; ms: number }[] = [];
+  let tick = performance.now();
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    if (now - tick - 10 > 20) clientBlocks.push({ at: Date.now(), ms: now - tick - 10 });
+    tick = now;
+  }, 10);
   let running = true;
   const asking = (async () => {
     while (running) {
@@ -27,20 +63,68 @@ async function versionWaits(node: RunningNode, job: () => Promise<void>): Promis
       const res = await fetch(url, { dispatcher });
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`/version answered ${res.status}`);
-      waits.push(performance.now() - started);
+      const ms = performance.now() - started;
+      waits.push(ms);
+      if (longest.length < 3 || ms > longest[2].ms) longest = [...longest, { at: Date.now(), ms }].sort((a, b) => b.ms - a.ms).slice(0, 3);
+      if (ms > 20) slow.push({ at: Date.now(), ms });
     }
   })();
   const started = performance.now();
+  const startedAt = Date.now();
   try {
     await job();
   } finally {
     running = false;
     await asking;
     await dispatcher.close();
+    own.disable();
+    clearInterval(ticker);
   }
   const sorted = [...waits].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0;
-  return { maxMs: at(1), p50Ms: at(0.5), p99Ms: at(0.99), count: waits.length, jobMs: performance.now() - started };
+  const clientDelayMaxMs = Math.max(0, own.max / 1e6 - 10);
+  return { maxMs: at(1), p50Ms: at(0.5), p99Ms: at(0.99), count: waits.length, jobMs: performance.now() - started, startedAt, longest, slow, clientDelayMaxMs, clientBlocks };
+}
+
+/** Asks the preloaded monitor of the node for the window since the last ask (one more line in `file`). */
+async function loopWindow(node: RunningNode, file: string): Promise<LoopWindow> {
+  const lines = async () => (await readFile(file, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+  const before = (await lines()).length;
+  node.node.proc.kill('SIGUSR2');
+  for (let i = 0; i < 200; i++) {
+    const now = await lines();
+    if (now.length > before) return JSON.parse(now[before]) as LoopWindow;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('the node wrote no loop-delay window within 10 s');
+}
+
+/** The node's figures for a row: loop delay, longest GC pause and its kind. */
+function describeLoop(w: LoopWindow): string {
+  const [kind, pause] = Object.entries(w.gc).sort((a, b) => b[1].maxMs - a[1].maxMs)[0] ?? ['none', { maxMs: 0 }];
+  return `node loop delay longest ${w.delayMaxMs.toFixed(1)} ms, p99 ${w.delayP99Ms.toFixed(1)} ms; longest GC pause ${pause.maxMs.toFixed(1)} ms (${kind}), ${w.gc.major?.count ?? 0} mark-compacts`;
+}
+
+/** The longest wait during which this process's own timer was never over 20 ms late: what the
+ * node and the network made it wait, not the benchmark losing its core (0 when none over 20 ms). */
+function longestNotOwn(r: Waits): number {
+  const own = (x: { at: number; ms: number }) => r.clientBlocks.some((b) => b.at >= x.at - x.ms - 20 && b.at - b.ms <= x.at + 20);
+  return Math.max(0, ...r.slow.filter((x) => !own(x)).map((x) => x.ms));
+}
+
+/** What each of the longest waits overlapped (when it ended, from the job's start): the node's
+ * own answer to it, its loop delays and GC pauses, and this process's delays. */
+function aroundWaits(r: Waits, w: LoopWindow): string {
+  return r.longest
+    .map((x) => {
+      const during = (at: number, ms = 0) => at >= x.at - x.ms - 20 && at - ms <= x.at + 20;
+      const served = w.versions.filter((v) => during(v.at, v.ms)).map((v) => `node answered in ${v.ms} ms`);
+      const blocks = w.blocks.filter((b) => during(b.at, b.ms)).map((b) => `node late ${b.ms} ms`);
+      const gcs = w.longGc.filter((g) => during(g.at + g.ms, g.ms)).map((g) => `node ${g.kind} GC ${g.ms} ms`);
+      const own = r.clientBlocks.filter((b) => during(b.at, b.ms)).map((b) => `bench late ${b.ms.toFixed(1)} ms`);
+      return `${x.ms.toFixed(1)} ms at ${((x.at - r.startedAt) / 1000).toFixed(2)} s [${[...served, ...blocks, ...gcs, ...own].join(', ') || 'nothing seen'}]`;
+    })
+    .join('; ');
 }
 
 /** Starts an integrity check (or fix) and waits for its end; returns the results' summary. */
@@ -108,7 +192,9 @@ async function damageIndex(dataDir: string): Promise<void> {
 export async function stallLarge(ctx: ScenarioContext): Promise<Row[]> {
   const dataDir = await seededCopy('large', LARGE, ctx.log);
   await damageIndex(dataDir);
-  const node = await startBenchNode(dataDir);
+  const loopFile = join(dataDir, 'loop-delay.jsonl');
+  const node = await startBenchNode(dataDir, { NODE_OPTIONS: `--import=${PRELOAD}`, BENCH_LOOP_FILE: loopFile });
+  if (process.env.BENCH_V8_FLAGS) ctx.log(`node V8 flags: ${process.env.BENCH_V8_FLAGS}`);
   try {
     const rows: Row[] = [];
     const jobs: [string, () => Promise<void>][] = [
@@ -121,11 +207,17 @@ export async function stallLarge(ctx: ScenarioContext): Promise<Row[]> {
       ['an integrity check after the fix', async () => ctx.log(`check after the fix: ${await integrityRun(node, false)}`)],
     ];
     for (const [name, job] of jobs) {
+      await loopWindow(node, loopFile); // starts the job's window
       const r = await versionWaits(node, job);
+      const w = await loopWindow(node, loopFile);
       const load = loadavg()[0].toFixed(1);
+      const loop = describeLoop(w);
       ctx.log(`${name}: ${(r.jobMs / 1000).toFixed(1)} s, ${r.count} /version answers, median wait ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, longest ${r.maxMs.toFixed(1)} ms (load average ${load})`);
+      ctx.log(`  ${loop}; node CPU ${(w.cpuMs / 1000).toFixed(1)} s, ${w.involuntarySwitches} involuntary switches, heap ${w.heapUsedMb} MB; this process's loop delay longest ${r.clientDelayMaxMs.toFixed(1)} ms`);
+      ctx.log(`  longest waits: ${aroundWaits(r, w)}; longest with this process never late: ${longestNotOwn(r).toFixed(1)} ms`);
+      ctx.log(`  node delays over 20 ms: ${w.blocks.map((b) => b.ms).join(', ') || 'none'}; GC pauses over 10 ms: ${w.longGc.map((g) => `${g.kind} ${g.ms}`).join(', ') || 'none'}; longest /version in the node: ${w.versions.map((v) => v.ms).join(', ')} ms`);
       rows.push({
-        scenario: `longest /version wait during ${name} over 100,000 identities (job ${(r.jobMs / 1000).toFixed(1)} s, ${r.count} answers, load average ${load})`,
+        scenario: `longest /version wait during ${name} over 100,000 identities (job ${(r.jobMs / 1000).toFixed(1)} s, ${r.count} answers, load average ${load}; ${loop})`,
         connections: 1,
         rps: r.count / (r.jobMs / 1000),
         p50: r.p50Ms,

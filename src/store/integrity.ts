@@ -10,7 +10,7 @@ import { indexedEntries } from './apply.js';
 import { isJustified, referencedIds, refRules, withoutMissing } from './integrity-rules.js';
 import { TimeSlicer } from './time-slicer.js';
 import { countKey, decodeStringValue, idFromRecordKey, recordKey, recordRange } from './keys.js';
-import type { KvStore } from './kv.js';
+import { entryChunks, type KvStore } from './kv.js';
 
 /** One problem found, with the repair the fixer proposes (none when it cannot be repaired). */
 export interface IntegrityProblem {
@@ -219,14 +219,17 @@ async function checkReferences(kv: KvStore, decl: ResourceDecl, records: Entity[
  */
 async function checkDerivedKeys(kv: KvStore, family: string, opts: ScanOptions): Promise<void> {
   const stored = new Map<string, number>();
-  for await (const [key, value] of kv.entries({ gt: `${family}${SEP}`, lt: `${family}${SEP}\xff` })) {
-    if (opts.slicer.due()) {
-      await opts.slicer.pause();
-      if (opts.aborted?.()) return;
+  // Read in the store's chunks: the families hold millions of keys.
+  for await (const chunk of entryChunks(kv, { gt: `${family}${SEP}`, lt: `${family}${SEP}\xff` })) {
+    for (const [key, value] of chunk) {
+      if (opts.slicer.due()) {
+        await opts.slicer.pause();
+        if (opts.aborted?.()) return;
+      }
+      const group = groupOf(key);
+      if (group === undefined) await reportStale(key, value, family, opts);
+      else stored.set(group, (stored.get(group) ?? 0) + 1);
     }
-    const group = groupOf(key);
-    if (group === undefined) await reportStale(key, value, family, opts);
-    else stored.set(group, (stored.get(group) ?? 0) + 1);
   }
   for (const [group, count] of stored) {
     if (opts.aborted?.()) return;

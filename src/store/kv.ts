@@ -36,4 +36,16 @@ export interface KvStore {
    * record's id): LevelDB answers such a key from its memtable and Bloom filters, with no data
    * block read and no hand-over to a worker thread, which an async get costs. */
   getAbsent?(key: string): string | undefined;
+  /** Optional: `entries` in the chunks the store reads them in (LevelKv: one native read each),
+   * for scans of millions of keys, which so spare a promise and a result object per entry. */
+  entryChunks?(range: KvRange): AsyncIterable<[string, string][]>;
+}
+
+/** A range's entries in chunks: the store's own (KvStore.entryChunks) or one entry each. */
+export async function* entryChunks(kv: KvStore, range: KvRange): AsyncIterable<[string, string][]> {
+  if (kv.entryChunks) {
+    yield* kv.entryChunks(range);
+    return;
+  }
+  for await (const entry of kv.entries(range)) yield [entry];
 }

@@ -112,13 +112,8 @@ export class LevelKv implements KvStore {
     await batch.write({ sync: opts?.sync === true });
   }
 
-  async *entries(range: KvRange): AsyncIterable<[string, string]> {
-    const iterator = this.#open().iterator(levelRange(range));
-    try {
-      for await (const entry of iterator) yield entry;
-    } finally {
-      await iterator.close();
-    }
+  entries(range: KvRange): AsyncIterable<[string, string]> {
+    return iterate(this.#open().iterator(levelRange(range)), entryOf);
   }
 
   /** Entries in chunks of up to `size` (one native call per chunk): the fast way to read a
@@ -136,13 +131,13 @@ export class LevelKv implements KvStore {
     }
   }
 
-  async *keys(range: KvRange): AsyncIterable<string> {
-    const iterator = this.#open().keys(levelRange(range));
-    try {
-      for await (const key of iterator) yield key;
-    } finally {
-      await iterator.close();
-    }
+  keys(range: KvRange): AsyncIterable<string> {
+    return iterate(this.#open().iterator({ ...levelRange(range), values: false }), keyOf);
+  }
+
+  /** See KvStore.entryChunks: each chunk is one native read (up to READ_AHEAD entries). */
+  entryChunks(range: KvRange): AsyncIterable<[string, string][]> {
+    return chunks(this.#open().iterator(levelRange(range)));
   }
 
   /** A read-only view of the store as it is now (an explicit LevelDB snapshot): every read
@@ -162,8 +157,9 @@ export class LevelKv implements KvStore {
         return keys.map((key) => (isValidKey(key) ? found[next++] : undefined));
       },
       batch: () => Promise.reject(new Error('a snapshot view is read-only')),
-      entries: (range) => iterate(db.iterator({ ...levelRange(range), snapshot })),
-      keys: (range) => iterate(db.keys({ ...levelRange(range), snapshot })),
+      entries: (range) => iterate(db.iterator({ ...levelRange(range), snapshot }), entryOf),
+      keys: (range) => iterate(db.iterator({ ...levelRange(range), snapshot, values: false }), keyOf),
+      entryChunks: (range) => chunks(db.iterator({ ...levelRange(range), snapshot })),
     };
   }
 
@@ -184,10 +180,37 @@ function levelRange(range: KvRange): LevelRange {
   return out;
 }
 
-/** Streams a classic-level iterator and always closes it. */
-async function* iterate<T>(iterator: AsyncIterable<T> & { close(): Promise<void> }): AsyncIterable<T> {
+/** What iterate() uses of a classic-level iterator over string keys and values. */
+type LevelIterator = { nextv(size: number): Promise<[string, string][]>; close(): Promise<void> };
+
+const entryOf = (entry: [string, string]): [string, string] => entry;
+const keyOf = (entry: [string, string]): string => entry[0];
+
+/** Entries a native read returns at most (classic-level's own `next()` reads 1,000 ahead too;
+ * the binding also stops at its byte high-water mark). */
+const READ_AHEAD = 1_000;
+
+/**
+ * Streams a classic-level iterator through its `nextv` and always closes it. Reading the native
+ * chunks directly, rather than with `for await` over the iterator, spares every item the
+ * iterator's own async `next()` and async generator (two promises and a result object each)
+ * and, for keys, classic-level's key-iterator wrapper, which reads through a second iterator:
+ * an integrity check over 100,000 identities allocated about half its 8.8 GB there, and its
+ * young-generation collections came that much more often.
+ */
+async function* iterate<T>(iterator: LevelIterator, pick: (entry: [string, string]) => T): AsyncIterable<T> {
+  for await (const chunk of chunks(iterator)) for (const entry of chunk) yield pick(entry);
+}
+
+/** The iterator's native reads as they come, then closes it. The first read asks for one entry,
+ * as classic-level does: many ranges are read for their first key only. */
+async function* chunks(iterator: LevelIterator): AsyncIterable<[string, string][]> {
   try {
-    for await (const item of iterator) yield item;
+    for (let size = 1; ; size = READ_AHEAD) {
+      const chunk = await iterator.nextv(size);
+      if (chunk.length === 0) return;
+      yield chunk;
+    }
   } finally {
     await iterator.close();
   }

@@ -86,7 +86,11 @@ export class MemoryKv implements KvStore {
 
   async *entries(range: KvRange): AsyncIterable<[string, string]> {
     this.#assertOpen();
-    yield* this.#scan(range);
+    const scan = this.#scan(range);
+    // A copied-out range is looped over as an array: `yield*` or `for await` over a synchronous
+    // iterable adds a promise per item (a streamed list asks three such ranges per identity).
+    if (Array.isArray(scan)) for (const entry of scan) yield entry;
+    else yield* scan;
   }
 
   /** Counts the keys in a range in O(log n) from the nodes' sizes (synchronous: no snapshot). */
@@ -97,7 +101,9 @@ export class MemoryKv implements KvStore {
 
   async *keys(range: KvRange): AsyncIterable<string> {
     this.#assertOpen();
-    for await (const [key] of this.#scan(range)) yield key;
+    const scan = this.#scan(range);
+    if (Array.isArray(scan)) for (const [key] of scan) yield key;
+    else for await (const [key] of scan) yield key;
   }
 
   /** A scan that sees the store as it is now. A short range (most reads: an index value, an

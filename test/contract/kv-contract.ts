@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { KvOp, KvRange, KvStore } from '../../src/store/kv.js';
+import { entryChunks, type KvOp, type KvRange, type KvStore } from '../../src/store/kv.js';
 
 /** Builds a fresh, empty, not yet opened store; cleanup() removes whatever it left behind. */
 export type KvFactory = () => Promise<{ kv: KvStore; cleanup(): Promise<void> }>;
@@ -140,6 +140,21 @@ export function runKvContract(name: string, factory: KvFactory): void {
       break;
     }
     assert.equal(await kv.get('c'), 'v:c');
+  });
+
+  it('entryChunks (a store\'s own, or one entry each) gives exactly what entries() gives, in non-empty chunks', async (kv) => {
+    await kv.batch(Array.from({ length: 2_500 }, (_, i) => put(pad(i))));
+    const ranges: KvRange[] = [{}, { gt: pad(10), lte: pad(2_100) }, { gte: pad(5), lt: pad(6) }, { reverse: true, lt: pad(1_500) }, { limit: 1_234 }, { gt: pad(3_000) }];
+    for (const range of ranges) {
+      const chunks = await collect(entryChunks(kv, range));
+      assert.ok(chunks.every((chunk) => chunk.length > 0));
+      assert.deepEqual(chunks.flat(), await collect(kv.entries(range)));
+    }
+    for await (const chunk of entryChunks(kv, {})) {
+      assert.deepEqual(chunk[0], [pad(0), `v:${pad(0)}`]);
+      break;
+    }
+    assert.equal(await kv.get(pad(2_499)), `v:${pad(2_499)}`);
   });
 
   it('orders keys by UTF-8 bytes: \\x00 separators, non-ASCII, astral characters', async (kv) => {

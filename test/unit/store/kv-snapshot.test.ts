@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { CachedKv } from '../../../src/store/cached-kv.js';
-import type { KvStore } from '../../../src/store/kv.js';
+import { entryChunks, type KvStore } from '../../../src/store/kv.js';
 import { openSnapshot } from '../../../src/store/kv-snapshot.js';
 import { LevelKv } from '../../../src/store/level-kv.js';
 import { MemoryKv } from '../../../src/store/memory-kv.js';
@@ -40,6 +40,7 @@ describe('openSnapshot', () => {
         assert.deepEqual(await view.getMany(['a', 'b', 'c']), ['1', undefined, '3']);
         assert.deepEqual(await collect(view.entries({})), [['a', '1'], ['c', '3']]);
         assert.deepEqual(await collect(view.keys({ gt: 'a' })), ['c']);
+        assert.deepEqual((await collect(entryChunks(view, {}))).flat(), [['a', '1'], ['c', '3']]);
         await assert.rejects(view.batch([{ type: 'put', key: 'x', value: 'y' }]));
         assert.deepEqual(await collect(kv.entries({})), [['b', '2'], ['c', '3']]);
         await view.close();
