@@ -40,6 +40,16 @@ function spread(total: number, count: number): string[] {
   });
 }
 
+/** 50 services spread over the set: the services asked about in policy advice. */
+function serviceSample(sizes: SeedSizes): string[] {
+  return Array.from({ length: 50 }, (_, i) => `svc-${pad((i * 19) % sizes.services)}`);
+}
+
+/** `{id}/policy-advice/{serviceId}` picks: each identity with one of the services in turn. */
+function advicePicks(ids: string[], services: string[]): string[] {
+  return ids.map((id, i) => `${id}/policy-advice/${services[i % services.length]}`);
+}
+
 async function p50(ctx: ScenarioContext, node: RunningNode, path: string, picks?: string[]): Promise<number> {
   const runs: number[] = [];
   for (let i = 0; i < ctx.pairs; i++) {
@@ -80,13 +90,13 @@ async function measure(ctx: ScenarioContext, name: string, sizes: SeedSizes, aga
     const ids = spread(seeded, 2_000);
     const name = (n: number) => `identity-${pad(n)}`;
     const range = `name >= "${name(Math.floor(seeded / 2))}" and name < "${name(Math.floor(seeded / 2 + seeded / 10))}" sort by name desc`;
-    const services = Array.from({ length: 50 }, (_, i) => `svc-${pad((i * 19) % sizes.services)}`);
+    const services = serviceSample(sizes);
     const p = {
       'GET identity': await p50(ctx, node, '/edge/management/v1/identities/{pick}', ids),
       'name-range list': await p50(ctx, node, `/edge/management/v1/identities?filter=${encodeURIComponent(range)}&limit=10`),
       'anyOf list with totalCount': await p50(ctx, node, `/edge/management/v1/identities?filter=${encodeURIComponent('anyOf(roleAttributes) = "team7"')}&limit=10`),
       'accessible services': await p50(ctx, node, '/edge/management/v1/identities/{pick}/services?policyType=dial', ids),
-      'policy advice': await p50(ctx, node, '/edge/management/v1/identities/{pick}', ids.map((id, i) => `${id}/policy-advice/${services[i % services.length]}`)),
+      'policy advice': await p50(ctx, node, '/edge/management/v1/identities/{pick}', advicePicks(ids, services)),
     };
     const { rss, peak } = rssOf(node.node.proc.pid!);
     const koa: Row[] = [];
@@ -150,27 +160,31 @@ function sameShape(a: SeedSizes, b: SeedSizes): boolean {
  * `memory-scale-paired`: the size ratios with the same load on both sides. The 1k point
  * (`thousand`) and 1M nodes run together and every query is measured on each in turn, the
  * order swapped every round (one node at a time, minutes apart, a shared machine's load moves
- * the ratios by ±40%). Reports the median p50s, their ratio and the node's CPU per request.
+ * the ratios by ±40%). GET identity, the anyOf list with totalCount, accessible services and
+ * policy advice, with memory-scale's picks. Reports the median p50s, their ratio and the
+ * node's CPU per request.
  * `WEFT_BENCH_SIZES=thousand,large` pairs other sizes (the first is the base).
  */
 export async function memoryScalePaired(ctx: ScenarioContext): Promise<Row[]> {
   const names = process.env.WEFT_BENCH_SIZES?.split(',') ?? ['thousand', 'huge'];
   const chosen = names.map((n) => SIZES.find(([name]) => name === n)).filter((x): x is [string, SeedSizes] => x !== undefined);
   if (chosen.length !== 2) throw new Error('memory-scale-paired: WEFT_BENCH_SIZES names two sizes');
-  const nodes: { node: RunningNode; ids: string[]; identities: number }[] = [];
+  const nodes: { node: RunningNode; ids: string[]; advice: string[]; identities: number }[] = [];
   try {
     for (const [name, sizes] of chosen) {
       const node = await startBenchNode(await seededCopy(name, sizes, ctx.log), { WEFT_MAILBOX_SIZE: '1024' });
-      nodes.push({ node, ids: [], identities: 0 });
+      nodes.push({ node, ids: [], advice: [], identities: 0 });
       for (let i = 0; i < 3_000 && !node.node.stdout().includes('replica cached in memory'); i++) await new Promise((r) => setTimeout(r, 100));
       const first = await node.node.request('GET', '/identities?limit=1', undefined, node.token);
       const seeded = (first.body.meta.pagination.totalCount as number) - 1;
-      Object.assign(nodes[nodes.length - 1], { ids: spread(seeded, 2_000), identities: seeded });
+      const ids = spread(seeded, 2_000);
+      Object.assign(nodes[nodes.length - 1], { ids, advice: advicePicks(ids, serviceSample(sizes)), identities: seeded });
     }
     const queries: [string, (n: (typeof nodes)[0]) => { path: string; picks?: string[] }][] = [
       ['GET identity', (n) => ({ path: '/edge/management/v1/identities/{pick}', picks: n.ids })],
       ['anyOf list with totalCount', () => ({ path: `/edge/management/v1/identities?filter=${encodeURIComponent('anyOf(roleAttributes) = "team7"')}&limit=10` })],
       ['accessible services', (n) => ({ path: '/edge/management/v1/identities/{pick}/services?policyType=dial', picks: n.ids })],
+      ['policy advice', (n) => ({ path: '/edge/management/v1/identities/{pick}', picks: n.advice })],
     ];
     const rounds = Math.max(3, ctx.pairs + 2);
     const p50s = queries.map(() => nodes.map(() => [] as number[]));

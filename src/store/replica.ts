@@ -257,18 +257,34 @@ export class Replica {
     return this.readRecords(ids.map((id) => recordKey(kind, id)), keep);
   }
 
-  /** Decoded records by record key, through the cache (apply reads records this way too). */
-  private async readRecords(keys: string[], keep = true): Promise<(Entity | undefined)[]> {
+  /**
+   * Records and raw store values read together, the values in `keys` order: whatever memory
+   * does not hold comes from the store in one round trip (an access question needs an entity's
+   * record and its policy lists; at a million identities none of them is in memory).
+   */
+  async getWithValues(refs: { kind: string; id: string }[], keys: string[]): Promise<{ records: (Entity | undefined)[]; values: (string | undefined)[] }> {
+    const extra = { keys, values: [] as (string | undefined)[] };
+    const records = await this.readRecords(refs.map((ref) => recordKey(ref.kind, ref.id)), true, extra);
+    return { records, values: extra.values };
+  }
+
+  /** Decoded records by record key, through the cache (apply reads records this way too).
+   * `extra`: the raw values of other keys, read in the same store read, into its `values`. */
+  private async readRecords(keys: string[], keep = true, extra?: { keys: string[]; values: (string | undefined)[] }): Promise<(Entity | undefined)[]> {
     const out = keys.map((key): Entity | undefined => this.records.get(key)?.record);
     const missing = keys.filter((_, i) => out[i] === undefined);
-    if (missing.length === 0) return out;
+    if (missing.length === 0) {
+      if (extra) extra.values = await this.kv.getMany(extra.keys);
+      return out;
+    }
     const readings = missing.map((key) => this.startRead(key));
     let raws: (string | undefined)[];
     try {
-      raws = await this.kv.getMany(missing);
+      raws = await this.kv.getMany(extra ? [...missing, ...extra.keys] : missing);
     } finally {
       missing.forEach((key, i) => this.endRead(key, readings[i]));
     }
+    if (extra) extra.values = raws.slice(missing.length);
     let next = 0;
     return keys.map((key, i) => {
       if (out[i] !== undefined) return out[i];

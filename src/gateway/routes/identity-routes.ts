@@ -1,6 +1,6 @@
 // Identity operations beyond CRUD: disable / enable and the policy advisor.
 
-import { sendData, sendEmpty } from '../envelope.js';
+import { sendDataJson, sendEmpty } from '../envelope.js';
 import { jsonBody } from '../middleware/body.js';
 import { objectSchema, type HandRoute } from './route-table.js';
 
@@ -23,6 +23,7 @@ export const IDENTITY_ROUTES: readonly HandRoute[] = [
   {
     method: 'get', path: '/identities/:id/policy-advice/:serviceId', access: 'admin', operationId: 'getIdentityPolicyAdvice',
     summary: 'Analyze policies relating the given identity and service',
-    handler: async (ctx, { node }) => sendData(ctx, await node.query({ op: 'policyAdvice', identityId: ctx.params.id, serviceId: ctx.params.serviceId })),
+    // As JSON text: serialised once, not copied across the bus and serialised again.
+    handler: async (ctx, { node }) => sendDataJson(ctx, await node.queryJson({ op: 'policyAdvice', identityId: ctx.params.id, serviceId: ctx.params.serviceId })),
   },
 ];

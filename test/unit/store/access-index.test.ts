@@ -132,6 +132,21 @@ describe('access index (property)', () => {
           }
           const got = await reader.reachable('identities', identityId, 'service-policies', 'services', (p) => p.type === 'Dial');
           assert.deepEqual([...got].sort(), [...expected].sort(), `seed ${seed} ${when} identity ${identityId}`);
+          // The records and policy lists read together (policy advice) give the same answers.
+          const serviceId = [...alive.services][identityIds.indexOf(identityId) % alive.services.size];
+          const service = (await replica.get('services', serviceId))!;
+          const [mine, its] = await reader.withPolicies([
+            { kind: 'identities', id: identityId, policyKinds: ['service-policies'] },
+            { kind: 'services', id: serviceId, policyKinds: ['service-policies'] },
+          ]);
+          assert.deepEqual([mine.record, its.record], [identity, service]);
+          const granting = allPolicies.filter((p) => {
+            const sem = p.semantic as Semantic;
+            return matchesRoles(splitRoles(p.identityRoles as string[]), sem, identity) && matchesRoles(splitRoles(p.serviceRoles as string[]), sem, service);
+          });
+          const granted = await reader.grantingOf(mine.policies[0], its.policies[0]);
+          assert.deepEqual(granted.map((p) => p.id).sort(), granting.map((p) => p.id).sort(), `seed ${seed} ${when} identity ${identityId} service ${serviceId}`);
+          assert.deepEqual(granted, await reader.grantingPolicies(identityId, serviceId));
         }
       }
     });

@@ -172,6 +172,39 @@ function runReplicaSuite(name: string, factory: StoreFactory): void {
     assert.equal(rangeReads, 3, 'a range read as usual is kept');
   });
 
+  it('reads records and other keys together: one store read for what is not kept', async (h) => {
+    const u1 = identity('u1', { name: 'U1' });
+    const u2 = identity('u2', { name: 'U2' });
+    await h.run(create('identities', u1), create('identities', u2));
+    h.replica.dropKeptReads();
+    const kv = h.replica.kv;
+    const getMany = kv.getMany.bind(kv);
+    const get = kv.get.bind(kv);
+    const reads: string[][] = [];
+    kv.getMany = (keys) => {
+      reads.push(keys);
+      return getMany(keys);
+    };
+    kv.get = (key) => {
+      reads.push([key]);
+      return get(key);
+    };
+    const refs = [{ kind: 'identities', id: 'u1' }, { kind: 'identities', id: 'missing' }];
+    const other = [recordKey('identities', 'u2'), 'z\u0000absent'];
+    const first = await h.replica.getWithValues(refs, other);
+    assert.deepEqual(first.records, [u1, undefined]);
+    assert.deepEqual(JSON.parse(first.values[0]!), u2);
+    assert.equal(first.values[1], undefined);
+    assert.deepEqual(reads, [[recordKey('identities', 'u1'), recordKey('identities', 'missing'), ...other]], 'records and values in one store read');
+    reads.length = 0;
+    const kept = await h.replica.get('identities', 'u1');
+    assert.equal(kept, first.records[0], 'the record read with the values is kept');
+    const second = await h.replica.getWithValues([{ kind: 'identities', id: 'u1' }], other);
+    assert.equal(second.records[0], kept);
+    assert.deepEqual(second.values, first.values);
+    assert.deepEqual(reads, [other], 'a kept record is not read again; the values still are');
+  });
+
   it('rejects a create with an id that exists (COULD_NOT_VALIDATE, field id)', async (h) => {
     await h.run(create('identities', identity('id1', { name: 'first' })));
     const result = await h.run(create('identities', identity('id1', { name: 'second' })));
