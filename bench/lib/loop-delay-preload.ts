@@ -2,8 +2,8 @@
 // BENCH_LOOP_FILE set): measures the main thread's own event-loop delay and garbage-collection
 // pauses. Each SIGUSR2 appends one JSON line (a `LoopWindow`) to that file covering the time since
 // the previous one, so a job between two signals gets its own figures. Not loaded with
-// cpu-profile-preload.ts (both answer SIGUSR2). Changes nothing in the product but wraps the
-// HTTPS server's request listener to time each `/version` answer. BENCH_V8_FLAGS, when set, is
+// cpu-profile-preload.ts (both answer SIGUSR2). Changes nothing in the product but precedes the
+// HTTPS server's listeners by one that times each `/version` answer. BENCH_V8_FLAGS, when set, is
 // given to V8 at once (to compare collector settings: V8 flags are refused in NODE_OPTIONS).
 
 import { appendFileSync } from 'node:fs';
@@ -65,23 +65,19 @@ if (file && isMainThread) {
   let versions: LoopWindow['versions'] = [];
 
   const createServer = https.createServer;
-  // Both overloads end with the listener; main.ts passes options and a listener.
+  // Every HTTPS server gets a first 'request' listener that times `/version` (main.ts adds its
+  // own listener after creating the server).
   https.createServer = ((...args: unknown[]) => {
-    const last = args.length - 1;
-    const listener = args[last] as (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void;
-    if (typeof listener === 'function') {
-      args[last] = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
-        if (req.url?.endsWith('/version')) {
-          const started = performance.now();
-          res.once('finish', () => {
-            const ms = performance.now() - started;
-            if (versions.length < 5 || ms > versions[4].ms) versions = [...versions, { at: Date.now(), ms: round(ms) }].sort((a, b) => b.ms - a.ms).slice(0, 5);
-          });
-        }
-        listener(req, res);
-      };
-    }
-    return (createServer as (...a: unknown[]) => https.Server)(...args);
+    const server = (createServer as (...a: unknown[]) => https.Server)(...args);
+    server.prependListener('request', (req, res) => {
+      if (!req.url?.endsWith('/version')) return;
+      const started = performance.now();
+      res.once('finish', () => {
+        const ms = performance.now() - started;
+        if (versions.length < 5 || ms > versions[4].ms) versions = [...versions, { at: Date.now(), ms: round(ms) }].sort((a, b) => b.ms - a.ms).slice(0, 5);
+      });
+    });
+    return server;
   }) as typeof https.createServer;
   syncBuiltinESMExports();
 

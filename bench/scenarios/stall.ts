@@ -107,9 +107,11 @@ function describeLoop(w: LoopWindow): string {
 
 /** The longest wait during which this process's own timer was never over 20 ms late: what the
  * node and the network made it wait, not the benchmark losing its core (0 when none over 20 ms). */
-function longestNotOwn(r: Waits): number {
+function longestNotOwn(r: Waits): string {
   const own = (x: { at: number; ms: number }) => r.clientBlocks.some((b) => b.at >= x.at - x.ms - 20 && b.at - b.ms <= x.at + 20);
-  return Math.max(0, ...r.slow.filter((x) => !own(x)).map((x) => x.ms));
+  const notOwn = r.slow.filter((x) => !own(x)).map((x) => x.ms);
+  // Only waits over 20 ms are dated.
+  return notOwn.length > 0 ? `${Math.max(...notOwn).toFixed(1)} ms` : 'none over 20 ms';
 }
 
 /** What each of the longest waits overlapped (when it ended, from the job's start): the node's
@@ -214,8 +216,8 @@ export async function stallLarge(ctx: ScenarioContext): Promise<Row[]> {
       const loop = describeLoop(w);
       ctx.log(`${name}: ${(r.jobMs / 1000).toFixed(1)} s, ${r.count} /version answers, median wait ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, longest ${r.maxMs.toFixed(1)} ms (load average ${load})`);
       ctx.log(`  ${loop}; node CPU ${(w.cpuMs / 1000).toFixed(1)} s, ${w.involuntarySwitches} involuntary switches, heap ${w.heapUsedMb} MB; this process's loop delay longest ${r.clientDelayMaxMs.toFixed(1)} ms`);
-      ctx.log(`  longest waits: ${aroundWaits(r, w)}; longest with this process never late: ${longestNotOwn(r).toFixed(1)} ms`);
-      ctx.log(`  node delays over 20 ms: ${w.blocks.map((b) => b.ms).join(', ') || 'none'}; GC pauses over 10 ms: ${w.longGc.map((g) => `${g.kind} ${g.ms}`).join(', ') || 'none'}; longest /version in the node: ${w.versions.map((v) => v.ms).join(', ')} ms`);
+      ctx.log(`  longest waits: ${aroundWaits(r, w)}; longest with this process never late: ${longestNotOwn(r)}`);
+      ctx.log(`  node delays over 20 ms: ${w.blocks.map((b) => b.ms).join(', ') || 'none'}; GC pauses over 10 ms: ${w.longGc.map((g) => `${g.kind} ${g.ms}`).join(', ') || 'none'}; longest /version in the node: ${w.versions.map((v) => `${v.ms} ms`).join(', ') || 'none timed'}`);
       rows.push({
         scenario: `longest /version wait during ${name} over 100,000 identities (job ${(r.jobMs / 1000).toFixed(1)} s, ${r.count} answers, load average ${load}; ${loop})`,
         connections: 1,
