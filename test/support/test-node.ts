@@ -87,13 +87,17 @@ export class ApiClient {
   /** Password login; returns the zt-session token. */
   /** Logs in with a password. With `retryUnavailableMs`, a 503 (nothing stored, as while a freshly
    * formed JetStream settles its stream's leader) is retried as its Retry-After says, like any
-   * client would, until that much time has passed. Any other failure fails at once. */
+   * client would, until that much time has passed; so is a 504 OUTCOME_UNKNOWN (a write still
+   * unsettled after 5 s, as while a joining node takes its shards over on a loaded machine): a
+   * session that may have been stored is harmless, so a login is simply sent again. Any other
+   * failure fails at once. */
   async login(username: string, password: string, retryUnavailableMs = 0): Promise<string> {
     const deadline = Date.now() + retryUnavailableMs;
     for (;;) {
       const res = await this.post('/authenticate?method=password', { username, password });
       if (res.status === 200) return res.headers.get('zt-session')!;
-      if (res.status !== 503 || Date.now() > deadline) throw new Error(`login as ${username} failed: ${res.status} ${res.text}`);
+      const unsettled = res.status === 504 && res.body?.error?.cause?.code === 'OUTCOME_UNKNOWN';
+      if ((res.status !== 503 && !unsettled) || Date.now() > deadline) throw new Error(`login as ${username} failed: ${res.status} ${res.text}`);
       await new Promise((resolve) => setTimeout(resolve, 1_000 * Number(res.headers.get('retry-after') ?? 1)));
     }
   }
