@@ -120,20 +120,22 @@ describe('deploy/kubernetes', () => {
     assert.equal(find(objects, 'PodDisruptionBudget', 'nats').spec.maxUnavailable, 1);
   });
 
-  it('the Weft settings pass the node\'s config parser (with the secret the Secret provides)', () => {
+  /** The ConfigMap's settings through the node's config parser (with the secret the Secret provides). */
+  const weftConfig = () => {
     const data = find(objects, 'ConfigMap', 'weft-config').data as Record<string, string>;
     const config = parseConfig([], { ...data, WEFT_CLUSTER_SECRET: 'x'.repeat(40), WEFT_NODE_ID: 'weft-0' });
     assert.notEqual(config, 'help');
-    if (config === 'help') return;
+    return config as Exclude<typeof config, 'help'>;
+  };
+
+  it('the Weft settings pass the node\'s config parser (with the secret the Secret provides)', () => {
+    const config = weftConfig();
     assert.equal(config.clusterReplicas, 3);
     assert.equal(config.natsUrl?.split(',').length, 3);
   });
 
   it('a pod is given time to stop: its shutdown grace, the drain of requests in flight and leaving the cluster', () => {
-    const data = find(objects, 'ConfigMap', 'weft-config').data as Record<string, string>;
-    const config = parseConfig([], { ...data, WEFT_CLUSTER_SECRET: 'x'.repeat(40), WEFT_NODE_ID: 'weft-0' });
-    assert.notEqual(config, 'help');
-    if (config === 'help') return;
+    const config = weftConfig();
     assert.equal(config.shutdownGraceMs, 5_000);
     const allowed = find(objects, 'StatefulSet', 'weft').spec.template.spec.terminationGracePeriodSeconds as number;
     assert.ok(allowed * 1000 >= config.shutdownGraceMs + DRAIN_TIMEOUT_MS + 5_000, `terminationGracePeriodSeconds ${allowed} covers the grace, the drain and leaving`);
