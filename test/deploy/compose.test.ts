@@ -131,7 +131,10 @@ describe('deploy/compose.yaml', () => {
     assert.match(text, /^\s*mode tcp$/m);
     assert.doesNotMatch(text, /mode http|ssl crt/, 'no TLS termination');
     const servers = [...text.matchAll(/^\s*server (\S+) (\S+):(\d+)/gm)].map((m) => `${m[1]}=${m[2]}:${m[3]}`);
-    assert.deepEqual(servers, [...WEFT.map((w) => `${w}=${w}:1280`), ...WEFT.map((w) => `${w}=${w}:1281`)]);
+    // Each node twice per backend: checked, and as an unchecked backup for when none is ready.
+    const twice = (port: number) => [...WEFT.map((w) => `${w}=${w}:${port}`), ...WEFT.map((w) => `${w}-fallback=${w}:${port}`)];
+    assert.deepEqual(servers, [...twice(1280), ...twice(1281)]);
+    assert.equal([...text.matchAll(/^\s*server \S+ \S+ backup no-check$/gm)].length, 6);
     assert.equal([...text.matchAll(/option httpchk GET \/readyz/g)].length, 2);
     assert.deepEqual(services.haproxy.ports, ['1280:1280', '1281:1281']);
   });

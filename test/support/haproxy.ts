@@ -83,6 +83,11 @@ export function haproxyConfig(port: number, statsPort: number, servers: Balanced
     '  http-check expect status 200',
     '  default-server check check-ssl verify none inter 200 fastinter 100 fall 2 rise 1',
     ...servers.map((s) => `  server ${s.name} 127.0.0.1:${s.port}`),
+    // When no node is ready (all lost NATS or the log at once, as when the stream's leader dies),
+    // every node takes connections again, unchecked, and answers 503 with Retry-After itself
+    // rather than the balancer dropping the connection.
+    '  option allbackups',
+    ...servers.map((s) => `  server ${s.name}-fallback 127.0.0.1:${s.port} backup no-check`),
     'listen stats',
     '  mode http',
     `  bind 127.0.0.1:${statsPort}`,
