@@ -79,11 +79,6 @@ export class NodeHealth {
     this.shuttingDown = true;
   }
 
-  /** True once beginShutdown was called. */
-  get isShuttingDown(): boolean {
-    return this.shuttingDown;
-  }
-
   /** Stops reading the stream (the node is closing). */
   stop(): void {
     clearInterval(this.timer);
