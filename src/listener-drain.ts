@@ -1,8 +1,9 @@
 // How the HTTPS listener stops without dropping a request it took: once winding down, every answer
 // closes its connection (keep-alive clients reconnect elsewhere); closing stops accepting, closes
 // idle connections and lets requests in flight finish, cutting what is left after a bound.
+// Nothing of it runs per request before the node winds down.
 
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from 'node:https';
 
 /** How long requests in flight may take to finish once the listener is closed (ms): longer than
@@ -11,44 +12,36 @@ export const DRAIN_TIMEOUT_MS = 10_000;
 
 export class ListenerDrain {
   private windingDown = false;
-  private inFlight = 0;
   private closing?: Promise<{ cut: number }>;
 
   constructor(private readonly server: Server) {}
 
-  /** Wraps the node's request listener: counts requests in flight and, once winding down,
-   * answers with `Connection: close`. */
-  listener(handle: RequestListener): RequestListener {
-    return (req: IncomingMessage, res: ServerResponse) => {
-      this.inFlight++;
-      res.once('close', () => this.inFlight--);
-      if (this.windingDown) res.setHeader('connection', 'close');
-      handle(req, res);
-    };
-  }
-
-  /** From now on every answer closes its connection (the listener still accepts). */
+  /** From now on every answer closes its connection (the listener still accepts): a request
+   * listener ahead of the node's own sets `Connection: close`. */
   windDown(): void {
+    if (this.windingDown) return;
     this.windingDown = true;
+    this.server.prependListener('request', closeAfterAnswer);
   }
 
-  /** Requests being answered now. */
-  get requestsInFlight(): number {
-    return this.inFlight;
+  /** Connections open now (idle keep-alive ones and those in a TLS handshake included). */
+  openConnections(): Promise<number> {
+    return new Promise((resolve) => this.server.getConnections((err, count) => resolve(err ? 0 : count)));
   }
 
   /**
    * Stops accepting connections, closes the idle ones, and resolves once every connection has
-   * ended, or after `timeoutMs`, when the connections left are cut; `cut` counts the requests
-   * that were still being answered then.
+   * ended, or after `timeoutMs`, when the connections left are cut; `cut` counts them (each was
+   * still answering a request, or had one on its way: the idle ones were closed at the start).
    */
   close(timeoutMs = DRAIN_TIMEOUT_MS): Promise<{ cut: number }> {
     this.windDown();
     this.closing ??= new Promise((done) => {
       const timer = setTimeout(() => {
-        const cut = this.inFlight;
-        this.server.closeAllConnections();
-        done({ cut });
+        void this.openConnections().then((cut) => {
+          this.server.closeAllConnections();
+          done({ cut });
+        });
       }, timeoutMs);
       this.server.close(() => {
         clearTimeout(timer);
@@ -58,4 +51,8 @@ export class ListenerDrain {
     });
     return this.closing;
   }
+}
+
+function closeAfterAnswer(_req: IncomingMessage, res: ServerResponse): void {
+  res.setHeader('connection', 'close');
 }

@@ -115,7 +115,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
   // itself, so the handshake accepts any or none.
   const server = createServer({ ...TLS_POLICY, cert: tls.certPem, key: tls.keyPem, requestCert: true, rejectUnauthorized: false });
   const drain = new ListenerDrain(server);
-  server.on('request', drain.listener((req, res) => handle(req, res)));
+  server.on('request', (req, res) => handle(req, res));
   server.keepAliveTimeout = 65_000;
   await listen(server, host, port);
   const bound = server.address();
@@ -319,7 +319,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
       health.beginShutdown();
       health.stop();
       const { cut } = await drain.close();
-      if (cut > 0) log.warn('closing: requests still in flight after the drain bound were cut', { requests: cut });
+      if (cut > 0) log.warn('closing: connections still answering after the drain bound were cut', { connections: cut });
       adminPasswordFile.stop();
       await step('posture streams', () => postureStreams.close());
       await step('gRPC server', () => grpc.close());
@@ -348,7 +348,7 @@ export async function startNode(config: Config, logger: Logger, hooks: NodeHooks
       if (graceMs > 0 && !closing) {
         log.info('shutting down: not ready, serving on for the grace period', { graceMs });
         await graceOver(graceMs, skipGrace);
-        log.info('shutting down: closing the listener', { requestsInFlight: drain.requestsInFlight });
+        log.info('shutting down: closing the listener', { connections: await drain.openConnections() });
       }
       await close();
     },
