@@ -70,7 +70,7 @@ export class Replica {
   /** Range reads kept across applies; a commit drops the buckets it writes. */
   private readonly ranges = new RangeCache();
   /** What apply's transactions share: the record cache, and the range cache. */
-  private readonly caches: TxCaches = { records: { getMany: (keys: string[]) => this.readRecords(keys) }, ranges: this.ranges };
+  private readonly caches: TxCaches = { records: { getMany: async (keys: string[]) => (await this.readRecords(keys)).records }, ranges: this.ranges };
   /** Emits 'applied' (AppliedEvent) after each command is committed to the store. */
   readonly events = new EventEmitter();
 
@@ -254,7 +254,7 @@ export class Replica {
   /** The records in `ids` order (undefined where none), as get() returns them. `keep` false:
    * records read from the store are not kept in the cache (a streamed list reads each once). */
   async getMany(kind: string, ids: string[], keep = true): Promise<(Entity | undefined)[]> {
-    return this.readRecords(ids.map((id) => recordKey(kind, id)), keep);
+    return (await this.readRecords(ids.map((id) => recordKey(kind, id)), keep)).records;
   }
 
   /**
@@ -263,35 +263,32 @@ export class Replica {
    * record and its policy lists; at a million identities none of them is in memory).
    */
   async getWithValues(refs: { kind: string; id: string }[], keys: string[]): Promise<{ records: (Entity | undefined)[]; values: (string | undefined)[] }> {
-    const extra = { keys, values: [] as (string | undefined)[] };
-    const records = await this.readRecords(refs.map((ref) => recordKey(ref.kind, ref.id)), true, extra);
-    return { records, values: extra.values };
+    return this.readRecords(refs.map((ref) => recordKey(ref.kind, ref.id)), true, keys);
   }
 
-  /** Decoded records by record key, through the cache (apply reads records this way too).
-   * `extra`: the raw values of other keys, read in the same store read, into its `values`. */
-  private async readRecords(keys: string[], keep = true, extra?: { keys: string[]; values: (string | undefined)[] }): Promise<(Entity | undefined)[]> {
+  /** Decoded records by record key, through the cache (apply reads records this way too), and
+   * the raw values of `valueKeys`, read in the same store read, in their order. */
+  private async readRecords(keys: string[], keep = true, valueKeys: readonly string[] = []): Promise<{ records: (Entity | undefined)[]; values: (string | undefined)[] }> {
     const out = keys.map((key): Entity | undefined => this.records.get(key)?.record);
     const missing = keys.filter((_, i) => out[i] === undefined);
     if (missing.length === 0) {
-      if (extra) extra.values = await this.kv.getMany(extra.keys);
-      return out;
+      return { records: out, values: valueKeys.length === 0 ? [] : await this.kv.getMany([...valueKeys]) };
     }
     const readings = missing.map((key) => this.startRead(key));
     let raws: (string | undefined)[];
     try {
-      raws = await this.kv.getMany(extra ? [...missing, ...extra.keys] : missing);
+      raws = await this.kv.getMany(valueKeys.length === 0 ? missing : [...missing, ...valueKeys]);
     } finally {
       missing.forEach((key, i) => this.endRead(key, readings[i]));
     }
-    if (extra) extra.values = raws.slice(missing.length);
     let next = 0;
-    return keys.map((key, i) => {
+    const records = keys.map((key, i) => {
       if (out[i] !== undefined) return out[i];
       const stale = readings[next].stale;
       const raw = raws[next++];
       return raw === undefined ? undefined : this.decoded(key, raw, stale || !keep);
     });
+    return { records, values: raws.slice(missing.length) };
   }
 
   /** Notes a read of a record key from the store (see recordReads); one that starts while a
