@@ -71,6 +71,8 @@ const clusterFiles = all.filter(isCluster);
 const env = { NATS_SERVER_BIN: ensureBinary('nats-server', 'NATS_SERVER_BIN') };
 const isDeploy = (f) => /(^|\/)test\/deploy\//.test(f);
 if (clusterFiles.length > 0 || all.some(isDeploy)) env.HAPROXY_BIN = ensureBinary('haproxy', 'HAPROXY_BIN');
+// The README's three-node commands, run as written by a cluster test, wait for NATS with curl.
+if (clusterFiles.length > 0) ensureBinary('curl', 'CURL_BIN');
 // The manifest tests compare their offline render with `kubectl kustomize` (Debian's kubectl).
 if (all.some(isDeploy)) env.KUBECTL_BIN = ensureBinary('kubectl', 'KUBECTL_BIN');
 const runs = [];
