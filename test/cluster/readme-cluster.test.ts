@@ -79,12 +79,16 @@ async function stopAll(pids: number[], ms: number): Promise<void> {
 describe("the README's three nodes on one machine", () => {
   const dir = mkdtempSync(join(tmpdir(), 'readme-cluster-'));
   let pids: number[] = [];
-  const killAll = () => pids.forEach((pid) => signal(pid, 'SIGKILL'));
+  /** The shell's process group: it and everything it started in the background. */
+  let group: number | undefined;
+  const killAll = () => void (group !== undefined && signal(-group, 'SIGKILL'));
   process.once('exit', killAll);
   after(async () => {
-    // As the README says: the nodes and the balancer first, then NATS.
+    // As the README says: the nodes and the balancer first, then NATS; then whatever is left
+    // (a block that stopped half-way wrote no pids).
     await stopAll(pids.slice(3), 15_000);
     await stopAll(pids.slice(0, 3), 10_000);
+    killAll();
     process.off('exit', killAll);
     rmSync(dir, { recursive: true, force: true });
   });
@@ -105,7 +109,8 @@ describe("the README's three nodes on one machine", () => {
     symlinkSync(findHaproxy(), join(bin, 'haproxy'));
     const env = { PATH: `${bin}:${process.env.PATH}`, HOME: dir };
 
-    const shell = spawn('bash', [join(dir, 'cluster.sh')], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const shell = spawn('bash', [join(dir, 'cluster.sh')], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    group = shell.pid;
     let output = '';
     shell.stdout.on('data', (c: Buffer) => (output += c.toString()));
     shell.stderr.on('data', (c: Buffer) => (output += c.toString()));
