@@ -42,11 +42,13 @@ function canListen(port: number): Promise<boolean> {
   });
 }
 
-/** `count` four-digit prefixes P, all different, whose ports P0…P9 are free now. */
+/** `count` four-digit prefixes P, all different, whose ports P0…P9 are free now: 20000–32759,
+ * below the kernel's ephemeral ports (32768 and up), which other processes' connections and
+ * listen(0) take from. */
 async function freePrefixes(count: number): Promise<string[]> {
   const out: string[] = [];
   while (out.length < count) {
-    const prefix = String(2000 + Math.floor(Math.random() * 4500));
+    const prefix = String(2000 + Math.floor(Math.random() * 1276));
     if (out.includes(prefix)) continue;
     const free = await Promise.all(Array.from({ length: 10 }, (_, d) => canListen(Number(`${prefix}${d}`))));
     if (free.every(Boolean)) out.push(prefix);
