@@ -41,6 +41,9 @@ const PRELOAD = new URL('../lib/cpu-profile-preload.js', import.meta.url).href;
 type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any; text: string }>;
 
 /** Both sides of the comparison: where the load goes and how to set data up. */
+/** One kind of request, for one side and one run (runs number the creates' names). */
+type RequestSpec = (side: Side, run: number) => Omit<LoadSpec, 'origin' | 'connections' | 'durationMs' | 'warmupMs' | 'caFile'>;
+
 interface Side {
   label: string;
   origin: string;
@@ -73,24 +76,29 @@ export async function clusterScenarios(ctx: ScenarioContext): Promise<Row[]> {
     const picks = { one: await prepare(one), three: await prepare(three) };
     await settle(cluster);
 
+    const post: RequestSpec = (side, run) => ({
+      method: 'POST',
+      path: '/edge/management/v1/identities',
+      headers: { 'zt-session': side.token, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `bench-${side.label}-${process.pid}-${run}-{i}`, type: 'Device', isAdmin: false, roleAttributes: ['team3'] }),
+    });
+    const get: RequestSpec = (side) => ({
+      method: 'GET',
+      path: '/edge/management/v1/identities/{pick}',
+      picks: side === one ? picks.one : picks.three,
+      headers: { 'zt-session': side.token },
+    });
     if (!PROFILE_DIR || !PROFILE_GET) {
-      rows.push(await compareLoad(ctx, 'POST /identities, 3 nodes through HAProxy vs 1 embedded node', 0.5, one, three, embedded, cluster, (side, run) => ({
-        method: 'POST',
-        path: '/edge/management/v1/identities',
-        headers: { 'zt-session': side.token, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: `bench-${side.label}-${process.pid}-${run}-{i}`, type: 'Device', isAdmin: false, roleAttributes: ['team3'] }),
-      })));
+      rows.push(await compareLoad(ctx, 'POST /identities, 3 nodes through HAProxy vs 1 embedded node', 0.5, one, three, embedded, cluster, post));
     }
     if (!PROFILE_DIR) rows.push(await jetStreamAlone(ctx, cluster));
     if (!PROFILE_DIR || PROFILE_GET) {
-      rows.push(await compareLoad(ctx, 'GET /identities/{id}, 3 nodes through HAProxy vs 1 embedded node', 0.8, one, three, embedded, cluster, (side) => ({
-        method: 'GET',
-        path: '/edge/management/v1/identities/{pick}',
-        picks: side === one ? picks.one : picks.three,
-        headers: { 'zt-session': side.token },
-      })));
+      rows.push(await compareLoad(ctx, 'GET /identities/{id}, 3 nodes through HAProxy vs 1 embedded node', 0.8, one, three, embedded, cluster, get));
     }
-    if (!PROFILE_DIR) rows.push(await directGet(ctx, one, three, embedded, cluster, picks));
+    if (!PROFILE_DIR) {
+      rows.push(await direct(ctx, 'POST /identities on one cluster node directly (64 connections, no balancer) vs 1 embedded node', one, three, embedded, cluster, post));
+      rows.push(await direct(ctx, 'GET /identities/{id} on one cluster node directly (64 connections, no balancer) vs 1 embedded node', one, three, embedded, cluster, get));
+    }
     if (PROFILE_DIR) {
       await profiles(ctx, cluster, embedded, PROFILE_DIR);
       return rows;
@@ -251,7 +259,7 @@ async function compareLoad(
   three: Side,
   embedded: RunningNode,
   cluster: Cluster,
-  spec: (side: Side, run: number) => Omit<LoadSpec, 'origin' | 'connections' | 'durationMs' | 'warmupMs' | 'caFile'>,
+  spec: RequestSpec,
 ): Promise<Row> {
   ctx.log(name);
   const embeddedPid = embedded.node.proc.pid!;
@@ -302,36 +310,28 @@ function pairedRow(
 }
 
 /**
- * Beside the GET ratio, what splits it: the same GETs with all 64 connections on one cluster
- * node (no balancer; the other two idle), paired with the embedded node. The node then answers
- * as many requests per wake-up as the embedded one, so its CPU per GET against the embedded
- * node's is what the cluster's read path itself costs (the read barrier above all); the rest of a
- * GET's cost through the balancer is HAProxy and three nodes sharing the cores.
+ * Beside each ratio, what splits it: the same requests with all 64 connections on one cluster
+ * node (no balancer; the other two only apply the log and own their shards), paired with the
+ * embedded node. That node answers as many requests per wake-up as the embedded one, so its
+ * CPU per request against the embedded node's is what the cluster's path itself costs; the rest
+ * of a request's cost through the balancer is HAProxy and three nodes sharing the cores.
  */
-async function directGet(ctx: ScenarioContext, one: Side, three: Side, embedded: RunningNode, cluster: Cluster, picks: { one: string[]; three: string[] }): Promise<Row> {
-  const name = 'GET /identities/{id} on one cluster node directly (64 connections, no balancer) vs 1 embedded node';
+async function direct(ctx: ScenarioContext, name: string, one: Side, three: Side, embedded: RunningNode, cluster: Cluster, spec: RequestSpec): Promise<Row> {
   ctx.log(name);
   const embeddedPid = embedded.node.proc.pid!;
-  const spec = (side: Side, origin: string, ids: string[]): LoadSpec => ({
-    ...ctx.timing,
-    connections: CONNECTIONS,
-    origin,
-    caFile: side.caFile,
-    method: 'GET',
-    path: '/edge/management/v1/identities/{pick}',
-    picks: ids,
-    headers: { 'zt-session': side.token },
-  });
+  const load = (side: Side, origin: string, run: number): LoadSpec => ({ ...ctx.timing, connections: CONNECTIONS, origin, caFile: side.caFile, ...spec(side, run) });
   const b: (LoadResult & { serverCpuUsPerRequest: number })[] = [];
   const t: (LoadResult & { breakdown: Breakdown })[] = [];
-  for (let i = 0; i < ctx.pairs; i++) {
-    b.push(await runLoadMeasured(spec(one, one.origin, picks.one), embeddedPid));
-    t.push(await runClusterLoad(spec(three, cluster.nodes[0].url, picks.three), [embeddedPid]));
+  // Run numbers apart from compareLoad's, so creates get names of their own.
+  for (let i = 0, run = 100; i < ctx.pairs; i++) {
+    b.push(await runLoadMeasured(load(one, one.origin, run++), embeddedPid));
+    t.push(await runClusterLoad(load(three, cluster.nodes[0].url, run++), [embeddedPid]));
     const c = t[i].breakdown;
     ctx.log(`  pair ${i + 1}: embedded ${b[i].rps.toFixed(0)} req/s at ${b[i].serverCpuUsPerRequest.toFixed(0)} µs, one cluster node ${t[i].rps.toFixed(0)} req/s ` +
       `(${JSON.stringify(t[i].statuses)}); CPU/request: nodes ${c.nodes.toFixed(0)} µs, NATS ${c.nats.toFixed(0)} µs, load generator ${c.loadgen.toFixed(0)} µs`);
   }
-  return pairedRow(name, b, t, (m, us) => `nodes ${us(m('nodes'))}, 3 NATS ${us(m('nats'))}, load generator ${us(m('loadgen'))}`);
+  await settle(cluster);
+  return pairedRow(name, b, t, (m, us) => `3 nodes ${us(m('nodes'))}, 3 NATS ${us(m('nats'))}, load generator ${us(m('loadgen'))}`);
 }
 
 /** The NATS cluster alone: appends of a log entry's size with 64 in flight, and the stream
