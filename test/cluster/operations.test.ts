@@ -9,20 +9,14 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startNatsCluster, type NatsClusterHandle } from '../support/nats-cluster.js';
 import { ADMIN, ApiClient, startTestNode, type TestNode } from '../support/test-node.js';
+import { until } from '../support/until.js';
 import { weftCli } from '../support/weft-cli.js';
 
 const SECRET = 'operations-test-cluster-secret-0123456789';
 const WAIT_MS = 30_000;
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** Bounded waits of this file: WAIT_MS, probing every 200 ms. */
+const WAITING = { timeoutMs: WAIT_MS, everyMs: 200 };
 
 describe('cluster operations: readiness, status and removing a member', () => {
   let nats: NatsClusterHandle;
@@ -59,12 +53,12 @@ describe('cluster operations: readiness, status and removing a member', () => {
 
   it('every node becomes ready, and the status shows three ready members sharing the 64 shards', async () => {
     for (const node of nodes.values()) {
-      await until('readiness', async () => ((await root(node).get('/readyz')).status === 200 ? true : undefined));
+      await until('readiness', async () => ((await root(node).get('/readyz')).status === 200 ? true : undefined), WAITING);
     }
     const seen = await until('three ready members owning every shard', async () => {
       const s = await status(nodes.get('ops-b')!);
       return s.members.length === 3 && s.members.every((m: any) => m.ready && m.shards > 0) && s.shards.unowned === 0 ? s : undefined;
-    });
+    }, WAITING);
     assert.deepEqual(seen.members.map((m: any) => m.id).sort(), ['ops-a', 'ops-b', 'ops-c']);
     assert.equal(seen.members.reduce((n: number, m: any) => n + m.shards, 0), 64);
     assert.equal(seen.stream.name, 'weft-weft-log');
@@ -115,7 +109,7 @@ describe('cluster operations: readiness, status and removing a member', () => {
     };
     let cAlive = true;
     const writers = [writer(() => b, 'b'), writer(() => (cAlive ? c : undefined), 'c')];
-    await until('some writes before the removal', async () => (created.length >= 10 ? true : undefined));
+    await until('some writes before the removal', async () => (created.length >= 10 ? true : undefined), WAITING);
     const removed = await weft(['cluster', 'remove', 'ops-c', '--timeout', '30']);
     assert.equal(removed.code, 0, removed.err);
     assert.deepEqual(JSON.parse(removed.out), { id: 'ops-c', draining: true, shards: 0, left: false });
@@ -127,13 +121,13 @@ describe('cluster operations: readiness, status and removing a member', () => {
     assert.equal(s.shards.unowned, 0);
     assert.equal(s.members.find((m: any) => m.id === 'ops-c').draining, true);
     const before = created.length;
-    await until('writes after the removal', async () => (created.length >= before + 10 ? true : undefined));
+    await until('writes after the removal', async () => (created.length >= before + 10 ? true : undefined), WAITING);
     cAlive = false;
     await new Promise((r) => setTimeout(r, 50));
     await c.close();
     nodes.delete('ops-c');
     const afterStop = created.length;
-    await until('writes after the node stopped', async () => (created.length >= afterStop + 10 ? true : undefined));
+    await until('writes after the node stopped', async () => (created.length >= afterStop + 10 ? true : undefined), WAITING);
     writing = false;
     await Promise.all(writers);
     assert.deepEqual(failures, []);
@@ -149,12 +143,12 @@ describe('cluster operations: readiness, status and removing a member', () => {
 
   it('a node is not ready while it has lost NATS (live all the while) and ready again once back and caught up', async () => {
     const d = await start('ops-d', nats.urls[2]);
-    await until('D ready', async () => ((await root(d).get('/readyz')).status === 200 ? true : undefined));
+    await until('D ready', async () => ((await root(d).get('/readyz')).status === 200 ? true : undefined), WAITING);
     await nats.killServer(2);
     const down = await until('D not ready', async () => {
       const res = await root(d).get('/readyz');
       return res.status === 503 ? res.body.data : undefined;
-    });
+    }, WAITING);
     assert.ok(['NATS_UNREACHABLE', 'LOG_UNREADABLE'].includes(down.reason), down.reason);
     assert.equal((await root(d).get('/healthz')).status, 200, 'losing NATS does not make the node dead');
     // A may itself have been connected to the killed server: while it reconnects it answers 503
@@ -164,14 +158,14 @@ describe('cluster operations: readiness, status and removing a member', () => {
       const res = await until('a write through A', async () => {
         const r = await a.mgmt.post('/identities', { name: `while-d-away-${i}`, type: 'User', isAdmin: false }, a.adminToken);
         return r.status === 503 && r.headers.get('retry-after') ? undefined : r;
-      });
+      }, WAITING);
       assert.equal(res.status, 201, res.text);
     }
     await nats.restartServer(2);
     const back = await until('D ready again', async () => {
       const res = await root(d).get('/readyz');
       return res.status === 200 ? res.body.data : undefined;
-    });
+    }, WAITING);
     assert.ok(back.lag <= 100);
     const list = await d.mgmt.get('/identities?filter=name contains "while-d-away"&limit=100', d.adminToken);
     assert.equal(list.body.meta.pagination.totalCount, 20);

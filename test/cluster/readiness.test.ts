@@ -8,14 +8,8 @@ import { connect, type NatsConnection } from 'nats';
 import { JetStreamLog } from '../../src/log/jetstream-log.js';
 import { NodeHealth } from '../../src/ops/node-health.js';
 import { startNatsCluster, type NatsClusterHandle } from '../support/nats-cluster.js';
+import { until } from '../support/until.js';
 
-async function until(what: string, probe: () => boolean): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('readiness follows a real JetStream log', () => {
   let nats: NatsClusterHandle;
@@ -54,7 +48,7 @@ describe('readiness follows a real JetStream log', () => {
         if (health.status().ready && readyAt.length === 0) readyAt.push(e.seq);
       }
     }, 1);
-    await until('caught up', () => applied === 150);
+    await until('caught up', () => applied === 150, { timeoutMs: 20_000, everyMs: 50 });
     await sub.close();
     assert.deepEqual(readyAt, [50], 'ready from the first sequence within 100 entries of 150');
     assert.equal(health.status().ready, true);

@@ -14,7 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
 import { findHaproxy } from '../support/haproxy.js';
 import { findNatsServer } from '../support/nats-server.js';
-import { ApiClient, type ApiResponse } from '../support/test-node.js';
+import { ApiClient } from '../support/test-node.js';
+import { until } from '../support/until.js';
+import { sleep } from '../support/write-load.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 /** The block's port prefixes (each followed by one digit) and its folder. */
@@ -54,10 +56,6 @@ async function freePrefixes(count: number): Promise<string[]> {
     if (free.every(Boolean)) out.push(prefix);
   }
   return out;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Signals a process by pid (0: only asks whether it runs); false when it is gone. */
@@ -129,19 +127,17 @@ describe("the README's three nodes on one machine", () => {
     // "The node that founded the cluster ... keeps it in its admin-password file".
     // "prints the admin password (grep -A1 'Default admin' /tmp/weft/node*.log)".
     const printedBy = () => readdirSync(weft).filter((f) => /^node\d\.log$/.test(f) && readFileSync(join(weft, f), 'utf8').includes('Default admin created'));
-    let passwords: string[] = [];
-    for (const deadline = Date.now() + UP_WITHIN_MS; passwords.length === 0 || printedBy().length === 0; await sleep(250)) {
-      assert.ok(Date.now() < deadline, `no node wrote an admin-password file and printed the password: ${logs()}`);
-      passwords = [1, 2, 3].map((i) => join(weft, `node${i}`, 'admin-password')).filter(existsSync).map((f) => readFileSync(f, 'utf8').trim());
-    }
+    const up = { timeoutMs: UP_WITHIN_MS, everyMs: 250, detail: logs };
+    const passwords = await until('an admin-password file and the password printed', () => {
+      const found = [1, 2, 3].map((i) => join(weft, `node${i}`, 'admin-password')).filter(existsSync).map((f) => readFileSync(f, 'utf8').trim());
+      return found.length > 0 && printedBy().length > 0 && found;
+    }, up);
     assert.equal(passwords.length, 1, 'exactly one node founded the cluster');
     assert.equal(printedBy().length, 1, 'the password is printed by the founding node only');
     assert.ok(readFileSync(join(weft, printedBy()[0]), 'utf8').includes(passwords[0]), 'the printed password is the one in the file');
     // "/tmp/weft/node1/pki/ca.pem (the same file on every node) is the CA to trust".
     const caOf = (i: number) => join(weft, `node${i}`, 'pki', 'ca.pem');
-    for (const deadline = Date.now() + UP_WITHIN_MS; ![1, 2, 3].every((i) => existsSync(caOf(i))); await sleep(250)) {
-      assert.ok(Date.now() < deadline, `not every node has the cluster's CA: ${logs()}`);
-    }
+    await until("every node's copy of the cluster's CA", () => [1, 2, 3].every((i) => existsSync(caOf(i))), up);
     const caPem = readFileSync(caOf(1), 'utf8');
     for (const i of [2, 3]) assert.equal(readFileSync(caOf(i), 'utf8'), caPem, `node${i} trusts the same CA`);
 
@@ -149,19 +145,17 @@ describe("the README's three nodes on one machine", () => {
     try {
       const balancer = new ApiClient(`https://127.0.0.1:${api}0/edge/management/v1`, agent);
       const nodes = [1, 2, 3].map((i) => new ApiClient(`https://127.0.0.1:${api}${i}/edge/management/v1`, agent));
-      let token = '';
-      for (const deadline = Date.now() + UP_WITHIN_MS; !token; await sleep(500)) {
-        const login = await balancer.request('POST', '/authenticate?method=password', { body: { username: 'admin', password: passwords[0] }, timeoutMs: 10_000 }).catch((err: Error): ApiResponse => ({ status: 0, text: err.message, headers: new Headers(), body: undefined }));
-        if (login.status === 200) token = login.headers.get('zt-session') ?? '';
-        else assert.ok(Date.now() < deadline, `login through the balancer: ${login.status} ${login.text}\n${logs()}`);
-      }
+      let lastLogin = '';
+      const token = await until('a login through the balancer', async () => {
+        const login = await balancer.request('POST', '/authenticate?method=password', { body: { username: 'admin', password: passwords[0] }, timeoutMs: 10_000 });
+        lastLogin = `${login.status} ${login.text}`;
+        return login.status === 200 && (login.headers.get('zt-session') ?? undefined);
+      }, { ...up, everyMs: 500, detail: () => `${lastLogin}\n${logs()}` });
 
       // A node answers 503 while it starts and joins; the balancer sends only to ready ones.
       for (const i of [1, 2, 3]) {
         const root = new ApiClient(`https://127.0.0.1:${api}${i}`, agent);
-        for (const deadline = Date.now() + UP_WITHIN_MS; (await root.request('GET', '/readyz').catch(() => ({ status: 0 }))).status !== 200; await sleep(250)) {
-          assert.ok(Date.now() < deadline, `node${i} is not ready: ${logs()}`);
-        }
+        await until(`node${i} ready`, async () => (await root.request('GET', '/readyz')).status === 200, up);
       }
 
       const created = await balancer.request('POST', '/identities', { body: { name: 'readme-cluster-user', type: 'User', isAdmin: false }, token });
@@ -174,15 +168,12 @@ describe("the README's three nodes on one machine", () => {
       }
 
       // Every member heartbeats within a second of its start: wait for all three.
-      let online: string[] = [];
-      for (let waited = 0; online.length < 3; waited += 250) {
+      let lastControllers = '';
+      await until('three members online', async () => {
         const controllers = await balancer.request('GET', '/controllers', { token });
-        assert.equal(controllers.status, 200, controllers.text);
-        online = (controllers.body.data as { id: string; isOnline: boolean }[]).filter((c) => c.isOnline).map((c) => c.id);
-        assert.ok(waited < 15_000, `three members online: ${controllers.text}`);
-        if (online.length < 3) await sleep(250);
-      }
-      assert.equal(online.length, 3);
+        lastControllers = `${controllers.status} ${controllers.text}`;
+        return controllers.status === 200 && (controllers.body.data as { isOnline: boolean }[]).filter((c) => c.isOnline).length === 3;
+      }, { timeoutMs: 15_000, everyMs: 250, detail: () => lastControllers });
       // The gRPC listeners the block gave each node.
       for (const i of [1, 2, 3]) assert.equal(await canListen(Number(`${grpc}${i}`)), false, `node${i} listens for gRPC on ${grpc}${i}`);
     } finally {

@@ -7,6 +7,7 @@ import { ClusterJoinError } from '../../src/cluster/cluster-join.js';
 import { createLogger, type Level } from '../../src/logger.js';
 import { startNatsCluster, type NatsClusterHandle } from '../support/nats-cluster.js';
 import { startTestNode, TEST_CLUSTER_SECRET, type TestNode } from '../support/test-node.js';
+import { until } from '../support/until.js';
 
 /** A logger keeping its lines, and a wait for a line that matches. */
 function capturingLogger() {
@@ -16,13 +17,6 @@ function capturingLogger() {
   return { logger, lines, retries };
 }
 
-async function until(what: string, test: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!test()) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('cluster start-up', () => {
   let nats: NatsClusterHandle | undefined;
@@ -42,7 +36,7 @@ describe('cluster start-up', () => {
       logger: l.logger,
     }));
     const settled = Promise.allSettled(starting);
-    await until('every node retried a JetStream request', () => logs.every((l) => l.retries().length > 0), 60_000);
+    await until('every node retried a JetStream request', () => logs.every((l) => l.retries().length > 0), { timeoutMs: 60_000 });
     for (const l of logs) {
       const retry = l.retries()[0].entry;
       assert.equal(typeof retry.step, 'string');
