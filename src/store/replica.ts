@@ -268,11 +268,11 @@ export class Replica {
 
   /** Decoded records by record key, through the cache (apply reads records this way too), and
    * the raw values of `valueKeys`, read in the same store read, in their order. */
-  private async readRecords(keys: string[], keep = true, valueKeys: readonly string[] = []): Promise<{ records: (Entity | undefined)[]; values: (string | undefined)[] }> {
+  private async readRecords(keys: string[], keep = true, valueKeys: string[] = []): Promise<{ records: (Entity | undefined)[]; values: (string | undefined)[] }> {
     const out = keys.map((key): Entity | undefined => this.records.get(key)?.record);
     const missing = keys.filter((_, i) => out[i] === undefined);
     if (missing.length === 0) {
-      return { records: out, values: valueKeys.length === 0 ? [] : await this.kv.getMany([...valueKeys]) };
+      return { records: out, values: valueKeys.length === 0 ? [] : await this.kv.getMany(valueKeys) };
     }
     const readings = missing.map((key) => this.startRead(key));
     let raws: (string | undefined)[];
